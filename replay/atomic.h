@@ -1,0 +1,28 @@
+/*
+ * atomic.h — outputs are written whole or not at all.
+ *
+ * Everything vmreplay writes (a .vmr, a result TSV/JSON) goes to a
+ * temporary file beside its final name and is renamed into place only
+ * once it is complete, so a crash or a kill leaves either the old file or
+ * the new one, never half of one.
+ */
+#ifndef ATOMIC_H
+#define ATOMIC_H
+
+#include <stdio.h>
+
+struct atomic_file {
+	FILE *fp;
+	char *path;      /* final name              */
+	char *tmp;       /* temporary name beside it */
+};
+
+/* Opens a temporary file beside PATH ("-" means stdout, written directly). */
+int atomic_open(struct atomic_file *af, const char *path, char *err, size_t errlen);
+/* Flushes, fsyncs and renames into place; on any failure removes the
+ * temporary file and returns -1 with the reason in err. */
+int atomic_commit(struct atomic_file *af, char *err, size_t errlen);
+/* Drops the temporary file. */
+void atomic_abort(struct atomic_file *af);
+
+#endif

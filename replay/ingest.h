@@ -1,0 +1,46 @@
+/*
+ * ingest.h — CTF trace → .vmr.
+ *
+ * A libbabeltrace2 graph (source.ctf.fs per trace, utils.muxer, our own
+ * simple sink) decodes the trace once; the sink turns the vmreplay:*
+ * events into per-task record streams with dense page ids and writes a
+ * .vmr (vmr.h, FORMAT.md).  Results are cached by the trace's content
+ * hash, so a sweep decodes each trace once.
+ */
+#ifndef INGEST_H
+#define INGEST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct ingest_report {
+	uint8_t  hash[16];
+	int      cached;               /* 1: the .vmr came from the cache       */
+	uint64_t events;               /* events decoded                        */
+	uint64_t discarded;            /* events LTTng reported discarded       */
+	uint64_t tasks, records, accesses, pages;
+	uint64_t kernel_alloc_events, kernel_free_events;
+	char     skipped[8192];        /* "name=count, …" of events not used    */
+};
+
+struct ingest_opts {
+	const char *trace;             /* a trace directory (searched for CTF)  */
+	const char *output;            /* .vmr to write; NULL = cache only      */
+	int use_cache;
+	int progress;                  /* show progress on stderr (a terminal)  */
+};
+
+/* Ingests OPTS->trace.  Writes the .vmr path used into vmr_path.  Returns 0,
+ * or -1 with a one-line error (file, event, field) in err. */
+int ingest(const struct ingest_opts *opts, struct ingest_report *rep,
+	   char *vmr_path, size_t vmr_path_len, char *err, size_t errlen);
+
+/* XXH3-128 of every file under PATH (relative names, sizes and bytes, in
+ * name order): the identity of a trace for the cache. */
+int trace_hash(const char *path, uint8_t hash[16], char *err, size_t errlen);
+
+/* Directory the cache lives in ($VMREPLAY_CACHE, $XDG_CACHE_HOME/vmreplay
+ * or ~/.cache/vmreplay). */
+const char *ingest_cache_dir(void);
+
+#endif

@@ -1,0 +1,157 @@
+/*
+ * vmr.h — the .vmr replay file: what ingest writes and every replay reads.
+ *
+ * A .vmr holds one decoded trace: the session metadata, one time-ordered
+ * stream of 8-byte records per task, and a table that turns dense page ids
+ * back into what they were in the trace.  It is mmap'd read-only and
+ * checked block by block before anything reads it.  replay/FORMAT.md is
+ * the specification; this header is its C mirror.
+ */
+#ifndef VMR_H
+#define VMR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define VMR_MAGIC        "VMREPLAY"
+#define VMR_VERSION      1
+#define VMR_HEADER_SIZE  256
+#define VMR_BLOCK_SIZE   65536u
+
+/* Record operations (low 4 bits of the record's second word). */
+enum vmr_op {
+	VMR_OP_LOAD  = 0,  /* load through a mapping: sets the PTE young        */
+	VMR_OP_STORE = 1,  /* store through a mapping: young and dirty          */
+	VMR_OP_READ  = 2,  /* read() of a page-cache page: folio_mark_accessed  */
+	VMR_OP_WRITE = 3,  /* buffered write(): dirties, does not mark accessed */
+	VMR_OP_FREE  = 4,  /* page released (munmap, free, unlink/truncate)     */
+	VMR_OP_DELAY = 5,  /* think time too long for one record's delta field  */
+	VMR_NR_OPS
+};
+
+#define VMR_F_FILE       0x10u  /* page is file-backed (else anonymous)   */
+#define VMR_DELTA_SHIFT  8
+#define VMR_DELTA_MAX    ((1u << 24) - 1)   /* ns that fit in one record */
+
+/* One record: word[0] = page id (DELAY: the delay's high bits),
+ * word[1] = op | flags | delta_ns << 8, delta from the task's previous
+ * record (the first record's delta counts from the task's begin time). */
+struct vmr_rec {
+	uint32_t page;
+	uint32_t info;
+};
+
+static inline unsigned vmr_rec_op(struct vmr_rec r)       { return r.info & 0xfu; }
+static inline int vmr_rec_is_file(struct vmr_rec r)       { return (r.info & VMR_F_FILE) != 0; }
+static inline uint32_t vmr_rec_delta(struct vmr_rec r)    { return r.info >> VMR_DELTA_SHIFT; }
+/* Full delay of a DELAY record, in ns. */
+static inline uint64_t vmr_rec_delay(struct vmr_rec r)
+{
+	return ((uint64_t)r.page << 24) | vmr_rec_delta(r);
+}
+
+enum vmr_section_kind {
+	VMR_SEC_META    = 1,  /* "key\tvalue\n" text                         */
+	VMR_SEC_TASKS   = 2,  /* struct vmr_task[]                           */
+	VMR_SEC_RECORDS = 3,  /* struct vmr_rec[], task streams back to back */
+	VMR_SEC_PAGES   = 4,  /* struct vmr_page[], indexed by page id       */
+	VMR_SEC_VMSTAT  = 5,  /* struct vmr_vmstat[] snapshots               */
+	VMR_SEC_SUMS    = 6,  /* u64 XXH3 per block of everything before it  */
+	VMR_NR_SECTIONS = 6
+};
+
+struct vmr_header {
+	char     magic[8];
+	uint32_t version;
+	uint32_t header_size;
+	uint64_t file_size;
+	uint8_t  trace_hash[16];   /* XXH3-128 of the trace's files            */
+	uint64_t nr_tasks;
+	uint64_t nr_records;
+	uint64_t nr_pages;
+	uint64_t nr_accesses;      /* records that are not FREE or DELAY      */
+	uint32_t block_size;
+	uint32_t nr_sections;
+	uint64_t header_sum;       /* XXH3-64 of the header with this field 0 */
+	struct {
+		uint32_t kind;
+		uint32_t reserved;
+		uint64_t offset;
+		uint64_t size;
+	} sec[VMR_NR_SECTIONS];
+	uint8_t  reserved[24];     /* zero                                    */
+};
+_Static_assert(sizeof(struct vmr_header) == VMR_HEADER_SIZE, "header layout");
+
+struct vmr_task {
+	uint32_t pid, tid, ppid;
+	int32_t  status;           /* exit status; 0 when the trace had none  */
+	uint64_t begin_ns;         /* trace clock                             */
+	uint64_t end_ns;
+	uint64_t first_rec;        /* index into the RECORDS section          */
+	uint64_t nr_recs;
+	uint64_t nr_accesses;
+	char     comm[16];
+};
+
+enum vmr_page_kind { VMR_PAGE_ANON = 0, VMR_PAGE_FILE = 1 };
+
+/* What a dense page id stood for: anon (space = pid, index = page number
+ * in the address space) or file (space = st_dev, ino, index = page offset). */
+struct vmr_page {
+	uint32_t kind;
+	uint32_t reserved;
+	uint64_t space;
+	uint64_t ino;
+	uint64_t index;
+};
+
+/* The /proc/vmstat counters a capture snapshots, in record order. */
+#define VMR_VMSTAT_FIELDS(X) \
+	X(pgscan_kswapd) X(pgscan_direct) X(pgscan_anon) X(pgscan_file) \
+	X(pgsteal_kswapd) X(pgsteal_direct) X(pgsteal_anon) X(pgsteal_file) \
+	X(pgrefill) X(pgactivate) X(pgdeactivate) \
+	X(workingset_refault_anon) X(workingset_refault_file) \
+	X(workingset_activate_anon) X(workingset_activate_file) \
+	X(workingset_restore_anon) X(workingset_restore_file) \
+	X(pswpin) X(pswpout) X(allocstall) X(pgscan_direct_throttle) X(oom_kill) \
+	X(pgfault) X(pgmajfault) X(nr_free_pages) X(nr_isolated_anon) X(nr_isolated_file)
+
+#define VMR_COUNT_ONE(name) +1
+enum { VMR_NR_VMSTAT = 0 VMR_VMSTAT_FIELDS(VMR_COUNT_ONE) };
+
+struct vmr_vmstat {
+	uint64_t ts_ns;
+	uint64_t v[VMR_NR_VMSTAT];
+};
+
+extern const char *const vmr_vmstat_names[VMR_NR_VMSTAT];
+
+/* An open, verified .vmr.  Every pointer points into the mapping. */
+struct vmr {
+	const char *path;
+	void *map;
+	size_t map_size;
+	const struct vmr_header *hdr;
+	const char *meta;              /* not NUL-terminated: meta_size bytes */
+	size_t meta_size;
+	const struct vmr_task *tasks;
+	const struct vmr_rec *recs;
+	const struct vmr_page *pages;
+	const struct vmr_vmstat *vmstat;
+	uint64_t nr_vmstat;
+};
+
+/* Maps and verifies PATH: header, sizes, every block's checksum, section
+ * bounds, task ranges and every record.  Returns 0, or -1 with a one-line
+ * reason in err. */
+int vmr_open(struct vmr *v, const char *path, char *err, size_t errlen);
+void vmr_close(struct vmr *v);
+
+/* Value of KEY in the metadata, copied into buf; NULL when absent. */
+const char *vmr_meta_get(const struct vmr *v, const char *key, char *buf, size_t len);
+
+/* Lower-case hex of the trace hash; buf must hold 33 bytes. */
+void vmr_hash_hex(const uint8_t hash[16], char buf[33]);
+
+#endif

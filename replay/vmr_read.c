@@ -1,0 +1,201 @@
+/*
+ * vmr_read.c — opens a .vmr and refuses to trust any of it until every
+ * byte has been checked: header checksum, block checksums, section
+ * bounds, task ranges, and every record's page id and op.
+ */
+#include "vmr.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+#define VMR_NAME_STR(name) #name,
+const char *const vmr_vmstat_names[VMR_NR_VMSTAT] = { VMR_VMSTAT_FIELDS(VMR_NAME_STR) };
+
+#define FAIL(...) do { snprintf(err, errlen, __VA_ARGS__); goto fail; } while (0)
+
+static int check_header(const struct vmr_header *h, size_t size, const char *path,
+			char *err, size_t errlen)
+{
+	struct vmr_header copy;
+	if (memcmp(h->magic, VMR_MAGIC, 8) != 0)
+		FAIL("%s: not a .vmr file (bad magic)", path);
+	if (h->version != VMR_VERSION)
+		FAIL("%s: .vmr version %u, this vmreplay reads version %u", path, h->version, VMR_VERSION);
+	memcpy(&copy, h, sizeof(copy));
+	copy.header_sum = 0;
+	if (XXH3_64bits(&copy, sizeof(copy)) != h->header_sum)
+		FAIL("%s: header checksum mismatch (corrupt file)", path);
+	if (h->header_size != VMR_HEADER_SIZE || h->block_size != VMR_BLOCK_SIZE ||
+	    h->nr_sections != VMR_NR_SECTIONS)
+		FAIL("%s: header has unexpected sizes", path);
+	if (h->file_size != size)
+		FAIL("%s: file is %zu bytes, header says %llu (truncated?)", path, size,
+		     (unsigned long long)h->file_size);
+	uint64_t prev_end = VMR_HEADER_SIZE;
+	for (int i = 0; i < VMR_NR_SECTIONS; i++) {
+		if (h->sec[i].kind != (uint32_t)(i + 1) || h->sec[i].offset % 8 ||
+		    h->sec[i].offset < prev_end || h->sec[i].size > size ||
+		    h->sec[i].offset > size - h->sec[i].size)
+			FAIL("%s: section %d out of bounds", path, i + 1);
+		prev_end = h->sec[i].offset + h->sec[i].size;
+	}
+	return 0;
+fail:
+	return -1;
+}
+
+static int check_blocks(const unsigned char *base, const struct vmr_header *h,
+			const char *path, char *err, size_t errlen)
+{
+	uint64_t start = VMR_HEADER_SIZE, end = h->sec[VMR_SEC_SUMS - 1].offset;
+	uint64_t nr = (end - start + VMR_BLOCK_SIZE - 1) / VMR_BLOCK_SIZE;
+	if (h->sec[VMR_SEC_SUMS - 1].size != nr * sizeof(uint64_t))
+		FAIL("%s: checksum table has the wrong size", path);
+	const uint64_t *sums = (const uint64_t *)(base + end);
+	for (uint64_t b = 0; b < nr; b++) {
+		uint64_t off = start + b * VMR_BLOCK_SIZE;
+		uint64_t len = end - off < VMR_BLOCK_SIZE ? end - off : VMR_BLOCK_SIZE;
+		if (XXH3_64bits(base + off, len) != sums[b])
+			FAIL("%s: checksum mismatch in block %llu (bytes %llu-%llu): corrupt file",
+			     path, (unsigned long long)b, (unsigned long long)off,
+			     (unsigned long long)(off + len - 1));
+	}
+	return 0;
+fail:
+	return -1;
+}
+
+static int check_contents(const struct vmr *v, char *err, size_t errlen)
+{
+	const struct vmr_header *h = v->hdr;
+	const char *path = v->path;
+	if (h->sec[VMR_SEC_TASKS - 1].size != h->nr_tasks * sizeof(struct vmr_task) ||
+	    h->sec[VMR_SEC_RECORDS - 1].size != h->nr_records * sizeof(struct vmr_rec) ||
+	    h->sec[VMR_SEC_PAGES - 1].size != h->nr_pages * sizeof(struct vmr_page) ||
+	    h->sec[VMR_SEC_VMSTAT - 1].size % sizeof(struct vmr_vmstat))
+		FAIL("%s: section sizes disagree with the header's counts", path);
+	if (h->nr_pages > UINT32_MAX)
+		FAIL("%s: too many pages", path);
+	uint64_t next = 0, accesses = 0;
+	for (uint64_t t = 0; t < h->nr_tasks; t++) {
+		const struct vmr_task *task = &v->tasks[t];
+		if (task->first_rec != next || task->nr_recs > h->nr_records - next)
+			FAIL("%s: task %llu's record range is out of bounds", path, (unsigned long long)t);
+		if (task->end_ns < task->begin_ns)
+			FAIL("%s: task %llu ends before it begins", path, (unsigned long long)t);
+		uint64_t acc = 0;
+		for (uint64_t i = task->first_rec; i < task->first_rec + task->nr_recs; i++) {
+			struct vmr_rec r = v->recs[i];
+			unsigned op = vmr_rec_op(r);
+			if (op >= VMR_NR_OPS || (r.info & 0xe0u))
+				FAIL("%s: record %llu has a bad op", path, (unsigned long long)i);
+			if (op == VMR_OP_DELAY)
+				continue;
+			if (r.page >= h->nr_pages)
+				FAIL("%s: record %llu names page %u of %llu", path, (unsigned long long)i,
+				     r.page, (unsigned long long)h->nr_pages);
+			if (!!vmr_rec_is_file(r) != (v->pages[r.page].kind == VMR_PAGE_FILE))
+				FAIL("%s: record %llu disagrees with its page's kind", path,
+				     (unsigned long long)i);
+			acc += op != VMR_OP_FREE;
+		}
+		if (acc != task->nr_accesses)
+			FAIL("%s: task %llu's access count is wrong", path, (unsigned long long)t);
+		accesses += acc;
+		next += task->nr_recs;
+	}
+	if (next != h->nr_records || accesses != h->nr_accesses)
+		FAIL("%s: record counts disagree with the header", path);
+	return 0;
+fail:
+	return -1;
+}
+
+int vmr_open(struct vmr *v, const char *path, char *err, size_t errlen)
+{
+	memset(v, 0, sizeof(*v));
+	v->path = path;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	struct stat st;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "%s: not a regular file", path);
+		close(fd);
+		return -1;
+	}
+	if ((size_t)st.st_size < VMR_HEADER_SIZE) {
+		snprintf(err, errlen, "%s: too short for a .vmr (%lld bytes)", path, (long long)st.st_size);
+		close(fd);
+		return -1;
+	}
+	v->map_size = st.st_size;
+	v->map = mmap(NULL, v->map_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (v->map == MAP_FAILED) {
+		snprintf(err, errlen, "%s: mmap: %s", path, strerror(errno));
+		v->map = NULL;
+		return -1;
+	}
+	const unsigned char *base = v->map;
+	v->hdr = v->map;
+	if (check_header(v->hdr, v->map_size, path, err, errlen) != 0 ||
+	    check_blocks(base, v->hdr, path, err, errlen) != 0)
+		goto fail;
+	const struct vmr_header *h = v->hdr;
+	v->meta = (const char *)base + h->sec[VMR_SEC_META - 1].offset;
+	v->meta_size = h->sec[VMR_SEC_META - 1].size;
+	v->tasks = (const void *)(base + h->sec[VMR_SEC_TASKS - 1].offset);
+	v->recs = (const void *)(base + h->sec[VMR_SEC_RECORDS - 1].offset);
+	v->pages = (const void *)(base + h->sec[VMR_SEC_PAGES - 1].offset);
+	v->vmstat = (const void *)(base + h->sec[VMR_SEC_VMSTAT - 1].offset);
+	v->nr_vmstat = h->sec[VMR_SEC_VMSTAT - 1].size / sizeof(struct vmr_vmstat);
+	if (check_contents(v, err, errlen) != 0)
+		goto fail;
+	return 0;
+fail:
+	vmr_close(v);
+	return -1;
+}
+
+void vmr_close(struct vmr *v)
+{
+	if (v->map)
+		munmap(v->map, v->map_size);
+	memset(v, 0, sizeof(*v));
+}
+
+const char *vmr_meta_get(const struct vmr *v, const char *key, char *buf, size_t len)
+{
+	size_t klen = strlen(key);
+	const char *p = v->meta, *end = v->meta + v->meta_size;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', end - p);
+		if (!nl)
+			nl = end;
+		if ((size_t)(nl - p) > klen && memcmp(p, key, klen) == 0 && p[klen] == '\t') {
+			size_t n = nl - p - klen - 1;
+			if (n >= len)
+				n = len - 1;
+			memcpy(buf, p + klen + 1, n);
+			buf[n] = '\0';
+			return buf;
+		}
+		p = nl + 1;
+	}
+	return NULL;
+}
+
+void vmr_hash_hex(const uint8_t hash[16], char buf[33])
+{
+	for (int i = 0; i < 16; i++)
+		sprintf(buf + 2 * i, "%02x", hash[i]);
+}

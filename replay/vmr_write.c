@@ -1,0 +1,159 @@
+/* vmr_write.c — the .vmr writer: sections, per-block checksums, header. */
+#include "vmr_write.h"
+#include "atomic.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <xxhash.h>
+
+struct vmr_writer {
+	struct atomic_file out;
+	struct vmr_header hdr;
+	uint64_t pos;               /* bytes written so far, header included */
+	int cur;                    /* index of the open section, -1 none    */
+	XXH3_state_t *block;        /* checksum of the current block          */
+	uint64_t block_fill;
+	uint64_t *sums;
+	size_t nr_sums, cap_sums;
+	int failed;
+};
+
+static void push_sum(struct vmr_writer *w)
+{
+	if (w->nr_sums == w->cap_sums) {
+		w->cap_sums = w->cap_sums ? 2 * w->cap_sums : 256;
+		uint64_t *n = realloc(w->sums, w->cap_sums * sizeof(*n));
+		if (!n) {
+			w->failed = 1;
+			return;
+		}
+		w->sums = n;
+	}
+	w->sums[w->nr_sums++] = XXH3_64bits_digest(w->block);
+	XXH3_64bits_reset(w->block);
+	w->block_fill = 0;
+}
+
+/* Writes bytes after the header, feeding the block checksums. */
+static void put(struct vmr_writer *w, const void *data, size_t size)
+{
+	const unsigned char *p = data;
+	if (fwrite(p, 1, size, w->out.fp) != size)
+		w->failed = 1;
+	w->pos += size;
+	while (size) {
+		size_t n = VMR_BLOCK_SIZE - w->block_fill;
+		if (n > size)
+			n = size;
+		XXH3_64bits_update(w->block, p, n);
+		w->block_fill += n;
+		p += n;
+		size -= n;
+		if (w->block_fill == VMR_BLOCK_SIZE)
+			push_sum(w);
+	}
+}
+
+static void pad8(struct vmr_writer *w)
+{
+	static const char zero[8];
+	if (w->pos % 8)
+		put(w, zero, 8 - w->pos % 8);
+}
+
+struct vmr_writer *vmr_writer_create(const char *path, char *err, size_t errlen)
+{
+	struct vmr_writer *w = calloc(1, sizeof(*w));
+	if (!w) {
+		snprintf(err, errlen, "%s: out of memory", path);
+		return NULL;
+	}
+	w->block = XXH3_createState();
+	if (!w->block || atomic_open(&w->out, path, err, errlen) != 0) {
+		XXH3_freeState(w->block);
+		free(w);
+		return NULL;
+	}
+	XXH3_64bits_reset(w->block);
+	/* Room for the header; it is written last. */
+	static const char zero[VMR_HEADER_SIZE] = {0};
+	if (fwrite(zero, 1, sizeof(zero), w->out.fp) != sizeof(zero))
+		w->failed = 1;
+	w->pos = VMR_HEADER_SIZE;
+	w->cur = -1;
+	return w;
+}
+
+void vmr_writer_begin(struct vmr_writer *w, enum vmr_section_kind kind)
+{
+	pad8(w);
+	w->cur = (int)kind - 1;
+	w->hdr.sec[w->cur].kind = kind;
+	w->hdr.sec[w->cur].offset = w->pos;
+}
+
+void vmr_writer_append(struct vmr_writer *w, const void *data, size_t size)
+{
+	put(w, data, size);
+}
+
+void vmr_writer_end(struct vmr_writer *w)
+{
+	w->hdr.sec[w->cur].size = w->pos - w->hdr.sec[w->cur].offset;
+	w->cur = -1;
+}
+
+int vmr_writer_finish(struct vmr_writer *w, const struct vmr_header *counts,
+		      char *err, size_t errlen)
+{
+	pad8(w);
+	if (w->block_fill)
+		push_sum(w);
+	/* The sums cover every byte from the header's end to here. */
+	struct vmr_header *h = &w->hdr;
+	int s = VMR_SEC_SUMS - 1;
+	h->sec[s].kind = VMR_SEC_SUMS;
+	h->sec[s].offset = w->pos;
+	h->sec[s].size = w->nr_sums * sizeof(uint64_t);
+	if (fwrite(w->sums, sizeof(uint64_t), w->nr_sums, w->out.fp) != w->nr_sums)
+		w->failed = 1;
+	w->pos += h->sec[s].size;
+
+	memcpy(h->magic, VMR_MAGIC, 8);
+	h->version = VMR_VERSION;
+	h->header_size = VMR_HEADER_SIZE;
+	h->file_size = w->pos;
+	memcpy(h->trace_hash, counts->trace_hash, sizeof(h->trace_hash));
+	h->nr_tasks = counts->nr_tasks;
+	h->nr_records = counts->nr_records;
+	h->nr_pages = counts->nr_pages;
+	h->nr_accesses = counts->nr_accesses;
+	h->block_size = VMR_BLOCK_SIZE;
+	h->nr_sections = VMR_NR_SECTIONS;
+	h->header_sum = 0;
+	h->header_sum = XXH3_64bits(h, sizeof(*h));
+
+	if (fseek(w->out.fp, 0, SEEK_SET) != 0 ||
+	    fwrite(h, 1, sizeof(*h), w->out.fp) != sizeof(*h))
+		w->failed = 1;
+	if (w->failed) {
+		snprintf(err, errlen, "%s: write failed", w->out.path);
+		vmr_writer_abort(w);
+		return -1;
+	}
+	int rc = atomic_commit(&w->out, err, errlen);
+	XXH3_freeState(w->block);
+	free(w->sums);
+	free(w);
+	return rc;
+}
+
+void vmr_writer_abort(struct vmr_writer *w)
+{
+	if (!w)
+		return;
+	atomic_abort(&w->out);
+	XXH3_freeState(w->block);
+	free(w->sums);
+	free(w);
+}

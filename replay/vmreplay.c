@@ -1,0 +1,61 @@
+/*
+ * vmreplay.c — the command: `vmreplay SUBCOMMAND [options]`, as git and
+ * perf do it.  Each subcommand lives in the folder of its pipeline stage.
+ */
+#include "cli.h"
+
+#include <stdio.h>
+#include <string.h>
+
+struct subcommand {
+	const char *name;
+	int (*fn)(int argc, char **argv);   /* NULL: not built yet */
+	const char *summary;
+};
+
+static const struct subcommand subcommands[] = {
+	{ "capture", NULL,       "record a reclaim session of a command (LTTng + tracefs)" },
+	{ "ingest",  cmd_ingest, "decode a CTF trace into a .vmr replay file" },
+	{ "run",     cmd_run,    "replay a trace against one policy" },
+	{ "sweep",   NULL,       "run traces x policies x swappiness x seeds" },
+	{ "stats",   NULL,       "Welch statistics and tables over a sweep's results" },
+	{ "plot",    NULL,       "draw a sweep's figures with gnuplot" },
+	{ "analyze", NULL,       "reclaim analysis of a captured trace" },
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: vmreplay [--version] [--help] SUBCOMMAND [options]\n\nSubcommands:\n");
+	for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
+		fprintf(f, "  %-8s %s%s\n", subcommands[i].name, subcommands[i].summary,
+			subcommands[i].fn ? "" : " (not built yet)");
+	fprintf(f, "\n'vmreplay SUBCOMMAND --help' describes each one.\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	const char *name = argv[1];
+	if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0 || strcmp(name, "help") == 0) {
+		usage(stdout);
+		return EXIT_OK;
+	}
+	if (strcmp(name, "--version") == 0) {
+		printf("vmreplay %s\n", VMREPLAY_VERSION);
+		return EXIT_OK;
+	}
+	for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++) {
+		if (strcmp(name, subcommands[i].name) != 0)
+			continue;
+		if (!subcommands[i].fn) {
+			fprintf(stderr, "vmreplay %s: not built yet in this version\n", name);
+			return EXIT_USAGE;
+		}
+		return subcommands[i].fn(argc - 1, argv + 1);
+	}
+	fprintf(stderr, "vmreplay: '%s' is not a subcommand; see 'vmreplay --help'\n", name);
+	return EXIT_USAGE;
+}
