@@ -1,0 +1,669 @@
+/*
+ * wl_common.c - shared code of the instrumented workloads: option parsing,
+ * PRNG, the event wrappers with their counters, session and vmstat
+ * emission, and the vmstat sampler thread.
+ */
+#include "wl_common.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <lttng/ust-fork.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "vmreplay_tp.h"
+
+const char *wl_prog = "workload";
+uint64_t wl_page_size = 4096;
+volatile sig_atomic_t wl_stop;
+
+/* ---------------------------------------------------------------------- */
+/* Messages                                                               */
+
+static void vmsg(const char *fmt, va_list ap, int errnum)
+{
+    char buf[512];
+
+    vsnprintf(buf, sizeof(buf), fmt, ap);
+    if (errnum)
+        fprintf(stderr, "%s: %s: %s\n", wl_prog, buf, strerror(errnum));
+    else
+        fprintf(stderr, "%s: %s\n", wl_prog, buf);
+}
+
+void wl_err(const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    vmsg(fmt, ap, 0);
+    va_end(ap);
+}
+
+void wl_errno(const char *fmt, ...)
+{
+    int errnum = errno;
+    va_list ap;
+
+    va_start(ap, fmt);
+    vmsg(fmt, ap, errnum);
+    va_end(ap);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Event counters                                                         */
+
+enum {
+    C_SESSION, C_VMSTAT, C_TASK_BEGIN, C_TASK_END, C_ANON_ACCESS,
+    C_ANON_FREE, C_FILE_ACCESS, C_FILE_DROP, C_ANON_PAGES, C_FILE_PAGES,
+    C_NR
+};
+
+/* The first eight are event names; the summary line's keys are these. */
+static const char *const count_names[C_NR] = {
+    "session", "vmstat", "task_begin", "task_end", "anon_access",
+    "anon_free", "file_access", "file_drop", "anon_pages", "file_pages",
+};
+
+static __thread uint64_t tls_counts[C_NR];
+/*
+ * Totals, in a MAP_SHARED page created before any fork so that worker
+ * processes add to the parent's totals. This page and the libc's own
+ * memory are bookkeeping and deliberately not part of the trace.
+ */
+static uint64_t *shared_counts;
+
+void wl_counts_flush(void)
+{
+    for (int i = 0; i < C_NR; i++) {
+        if (tls_counts[i]) {
+            __atomic_fetch_add(&shared_counts[i], tls_counts[i],
+                               __ATOMIC_RELAXED);
+            tls_counts[i] = 0;
+        }
+    }
+}
+
+void wl_print_summary(void)
+{
+    char line[512];
+    size_t n;
+
+    wl_counts_flush();
+    n = (size_t)snprintf(line, sizeof(line), "%s: summary", wl_prog);
+    for (int i = 0; i < C_NR && n < sizeof(line); i++)
+        n += (size_t)snprintf(line + n, sizeof(line) - n, " %s=%" PRIu64,
+                              count_names[i],
+                              __atomic_load_n(&shared_counts[i],
+                                              __ATOMIC_RELAXED));
+    fprintf(stderr, "%s\n", line);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Setup                                                                  */
+
+static void on_stop_signal(int sig)
+{
+    (void)sig;
+    wl_stop = 1;
+}
+
+int wl_init(const char *prog)
+{
+    struct sigaction sa;
+    long ps;
+
+    wl_prog = prog;
+    ps = sysconf(_SC_PAGESIZE);
+    if (ps > 0)
+        wl_page_size = (uint64_t)ps;
+
+    /*
+     * No SA_RESTART: a parent blocked in waitpid() must wake up to pass the
+     * stop request on to its workers.
+     */
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    if (sigaction(SIGINT, &sa, NULL) || sigaction(SIGTERM, &sa, NULL)) {
+        wl_errno("sigaction");
+        return -1;
+    }
+
+    shared_counts = mmap(NULL, C_NR * sizeof(uint64_t),
+                         PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+                         -1, 0);
+    if (shared_counts == MAP_FAILED) {
+        wl_errno("mmap counters");
+        return -1;
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Options                                                                */
+
+int wl_opt_u64(const char *opt, const char *arg, uint64_t min, uint64_t max,
+               uint64_t *out)
+{
+    char *end;
+    unsigned long long v;
+
+    errno = 0;
+    /* strtoull accepts "-1" and wraps it; refuse signs explicitly. */
+    if (arg[0] == '-' || arg[0] == '+' || arg[0] == '\0')
+        goto bad;
+    v = strtoull(arg, &end, 10);
+    if (errno || *end != '\0')
+        goto bad;
+    if (v < min || v > max) {
+        wl_err("%s: %s is out of range %" PRIu64 "..%" PRIu64, opt, arg,
+               min, max);
+        return -1;
+    }
+    *out = v;
+    return 0;
+bad:
+    wl_err("%s: '%s' is not a non-negative integer", opt, arg);
+    return -1;
+}
+
+int wl_opt_s64(const char *opt, const char *arg, int64_t min, int64_t max,
+               int64_t *out)
+{
+    char *end;
+    long long v;
+
+    errno = 0;
+    v = strtoll(arg, &end, 10);
+    if (errno || *end != '\0' || arg[0] == '\0') {
+        wl_err("%s: '%s' is not an integer", opt, arg);
+        return -1;
+    }
+    if (v < min || v > max) {
+        wl_err("%s: %s is out of range %" PRId64 "..%" PRId64, opt, arg,
+               min, max);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+int wl_opt_double(const char *opt, const char *arg, double min, double max,
+                  double *out)
+{
+    char *end;
+    double v;
+
+    errno = 0;
+    v = strtod(arg, &end);
+    if (errno || *end != '\0' || arg[0] == '\0' || !isfinite(v)) {
+        wl_err("%s: '%s' is not a number", opt, arg);
+        return -1;
+    }
+    if (v < min || v > max) {
+        wl_err("%s: %s is out of range %g..%g", opt, arg, min, max);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+int wl_opt_bytes(const char *opt, const char *arg, uint64_t max, uint64_t *out)
+{
+    char *end;
+    unsigned long long v;
+    unsigned shift = 0;
+
+    errno = 0;
+    if (arg[0] < '0' || arg[0] > '9')
+        goto bad;
+    v = strtoull(arg, &end, 10);
+    if (errno)
+        goto bad;
+    switch (*end) {
+    case '\0':                  break;
+    case 'k': case 'K': shift = 10; end++; break;
+    case 'm': case 'M': shift = 20; end++; break;
+    case 'g': case 'G': shift = 30; end++; break;
+    case 't': case 'T': shift = 40; end++; break;
+    default:                    goto bad;
+    }
+    if (*end != '\0')
+        goto bad;
+    if (v > (max >> shift)) {
+        wl_err("%s: %s is larger than %" PRIu64 " bytes", opt, arg, max);
+        return -1;
+    }
+    *out = (uint64_t)v << shift;
+    return 0;
+bad:
+    wl_err("%s: '%s' is not a size (bytes, or with a K/M/G/T suffix)",
+           opt, arg);
+    return -1;
+}
+
+void wl_opt_bad(int argc, char **argv, int optopt_char)
+{
+    /* getopt_long has already advanced optind past the culprit. */
+    const char *what = (optind > 0 && optind <= argc) ? argv[optind - 1] : "";
+
+    if (strncmp(what, "--", 2) == 0 || optopt_char <= 0 || optopt_char > 127)
+        wl_err("invalid option or missing argument '%s' (see --help)", what);
+    else
+        wl_err("invalid option or missing argument '-%c' (see --help)",
+               optopt_char);
+}
+
+/* ---------------------------------------------------------------------- */
+/* PRNG                                                                   */
+
+static uint64_t splitmix64(uint64_t *x)
+{
+    uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
+
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+/*
+ * One independent stream per (seed, stream) pair, so that a thread's or a
+ * compile unit's choices do not depend on how many others ran before it.
+ */
+void wl_rng_seed(struct wl_rng *r, uint64_t seed, uint64_t stream)
+{
+    uint64_t x = seed ^ (stream * 0xd1342543de82ef95ULL);
+
+    r->s = splitmix64(&x);
+    if (r->s == 0)              /* xorshift must not start at zero */
+        r->s = 0x2545f4914f6cdd1dULL;
+}
+
+uint64_t wl_rng_next(struct wl_rng *r)
+{
+    uint64_t x = r->s;
+
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    r->s = x;
+    return x * 0x2545f4914f6cdd1dULL;
+}
+
+uint64_t wl_rng_below(struct wl_rng *r, uint64_t n)
+{
+    /* Rejection sampling: plain modulo would favour small values. */
+    uint64_t limit, x;
+
+    if (n <= 1)
+        return 0;
+    limit = UINT64_MAX - UINT64_MAX % n;
+    do
+        x = wl_rng_next(r);
+    while (x >= limit);
+    return x % n;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Small system helpers                                                   */
+
+double wl_now(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+uint64_t wl_mem_total(void)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    char line[256];
+    unsigned long long kb = 0;
+
+    if (!f)
+        return 0;
+    while (fgets(line, sizeof(line), f))
+        if (sscanf(line, "MemTotal: %llu kB", &kb) == 1)
+            break;
+    fclose(f);
+    return (uint64_t)kb * 1024;
+}
+
+/*
+ * Workers are fork()ed without exec(). LTTng-UST must be told, or the child
+ * would write through the parent's registration: lttng_ust_after_fork_child
+ * re-registers the child with the session daemon and, like the library
+ * constructor, waits (LTTNG_UST_REGISTER_TIMEOUT) until the session's events
+ * are enabled, so the child's first events are not lost. This is what
+ * liblttng-ust-fork.so does by wrapping fork(); calling it here avoids an
+ * LD_PRELOAD that a user could forget.
+ */
+pid_t wl_fork(void)
+{
+    sigset_t saved;
+    pid_t pid;
+    int saved_errno;
+
+    /* The child must not inherit unflushed counts or stdio buffers. */
+    wl_counts_flush();
+    fflush(NULL);
+
+    lttng_ust_before_fork(&saved);
+    pid = fork();
+    saved_errno = errno;
+    if (pid == 0)
+        lttng_ust_after_fork_child(&saved);
+    else
+        lttng_ust_after_fork_parent(&saved);
+    errno = saved_errno;
+    return pid;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Session                                                                */
+
+/* Appends ARG to BUF, single-quoted if the shell would need it. */
+static void append_arg(char *buf, size_t size, size_t *n, const char *arg)
+{
+    static const char safe[] = "abcdefghijklmnopqrstuvwxyz"
+                               "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                               "0123456789_./=:,+@%-";
+    int quote = arg[0] == '\0' || arg[strspn(arg, safe)] != '\0';
+
+#define PUT(c) do { if (*n + 1 < size) buf[(*n)++] = (c); } while (0)
+    if (*n > 0)
+        PUT(' ');
+    if (quote)
+        PUT('\'');
+    for (const char *p = arg; *p; p++) {
+        if (quote && *p == '\'') {
+            PUT('\''); PUT('\\'); PUT('\''); PUT('\'');
+        } else {
+            PUT(*p);
+        }
+    }
+    if (quote)
+        PUT('\'');
+#undef PUT
+    buf[*n] = '\0';
+}
+
+/*
+ * "mglru" when the running kernel has multi-gen LRU switched on: the file
+ * exists only with CONFIG_LRU_GEN, and bit 0 of its value is the main
+ * switch (the other bits are optional features).
+ */
+static const char *lru_kind(void)
+{
+    FILE *f = fopen("/sys/kernel/mm/lru_gen/enabled", "r");
+    char buf[64];
+    unsigned long v = 0;
+
+    if (!f)
+        return "classic";
+    if (fgets(buf, sizeof(buf), f))
+        v = strtoul(buf, NULL, 0);
+    fclose(f);
+    return (v & 1) ? "mglru" : "classic";
+}
+
+void wl_emit_session(const char *workload, int argc, char **argv,
+                     uint64_t memory_limit, int32_t swappiness)
+{
+    struct vmr_tp_session s;
+    struct utsname u;
+    char cmdline[4096];
+    size_t n = 0;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+    cmdline[0] = '\0';
+    for (int i = 0; i < argc; i++)
+        append_arg(cmdline, sizeof(cmdline), &n, argv[i]);
+    if (uname(&u) != 0)
+        memset(&u, 0, sizeof(u));
+
+    s.workload = workload;
+    s.argv = cmdline;
+    s.memory_limit = memory_limit;
+    s.swappiness = swappiness;
+    s.page_size = (uint32_t)wl_page_size;
+    s.kernel_release = u.release;
+    s.hostname = u.nodename;
+    s.nr_cpus = cpus > 0 ? (uint32_t)cpus : 0;
+    s.mem_total = wl_mem_total();
+    s.lru_kind = lru_kind();
+    lttng_ust_tracepoint(vmreplay, session, &s);
+    tls_counts[C_SESSION]++;
+}
+
+/* ---------------------------------------------------------------------- */
+/* vmstat                                                                 */
+
+#define VM(name) { #name, offsetof(struct vmr_tp_vmstat, name) }
+static const struct {
+    const char *name;
+    size_t off;
+} vmstat_fields[] = {
+    VM(pgscan_kswapd), VM(pgscan_direct), VM(pgscan_anon), VM(pgscan_file),
+    VM(pgsteal_kswapd), VM(pgsteal_direct), VM(pgsteal_anon),
+    VM(pgsteal_file), VM(pgrefill), VM(pgactivate), VM(pgdeactivate),
+    VM(workingset_refault_anon), VM(workingset_refault_file),
+    VM(workingset_activate_anon), VM(workingset_activate_file),
+    VM(workingset_restore_anon), VM(workingset_restore_file),
+    VM(pswpin), VM(pswpout), VM(pgscan_direct_throttle), VM(oom_kill),
+    VM(pgfault), VM(pgmajfault), VM(nr_free_pages), VM(nr_isolated_anon),
+    VM(nr_isolated_file),
+};
+#undef VM
+
+static int read_vmstat(struct vmr_tp_vmstat *v)
+{
+    FILE *f = fopen("/proc/vmstat", "r");
+    char name[128];
+    unsigned long long val;
+
+    if (!f)
+        return -1;
+    /* Counters this kernel lacks stay 0, as a reader of vmstat would see. */
+    memset(v, 0, sizeof(*v));
+    while (fscanf(f, "%127s %llu", name, &val) == 2) {
+        /* One allocstall_<zone> line per zone type; the event has the sum. */
+        if (strncmp(name, "allocstall_", 11) == 0) {
+            v->allocstall += val;
+            continue;
+        }
+        for (size_t i = 0; i < sizeof(vmstat_fields) / sizeof(vmstat_fields[0]); i++) {
+            if (strcmp(name, vmstat_fields[i].name) == 0) {
+                *(uint64_t *)((char *)v + vmstat_fields[i].off) = val;
+                break;
+            }
+        }
+    }
+    fclose(f);
+    return 0;
+}
+
+int wl_emit_vmstat(void)
+{
+    struct vmr_tp_vmstat v;
+
+    if (read_vmstat(&v) != 0)
+        return -1;
+    lttng_ust_tracepoint(vmreplay, vmstat, &v);
+    tls_counts[C_VMSTAT]++;
+    return 0;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Task and access events                                                 */
+
+static __thread uint32_t my_pid, my_tid;
+
+void wl_task_begin(uint32_t ppid, const char *comm)
+{
+    my_pid = (uint32_t)getpid();
+    my_tid = (uint32_t)gettid();
+    lttng_ust_tracepoint(vmreplay, task_begin, my_pid, my_tid, ppid, comm);
+    tls_counts[C_TASK_BEGIN]++;
+}
+
+void wl_task_end(int32_t status)
+{
+    lttng_ust_tracepoint(vmreplay, task_end, my_pid, my_tid, status);
+    tls_counts[C_TASK_END]++;
+}
+
+void wl_task_end_of(uint32_t pid, uint32_t tid, int32_t status)
+{
+    lttng_ust_tracepoint(vmreplay, task_end, pid, tid, status);
+    tls_counts[C_TASK_END]++;
+}
+
+/* Widens [addr, addr + len) to whole pages. */
+static void page_range(uint64_t addr, uint64_t len, uint64_t *start,
+                       uint64_t *bytes)
+{
+    uint64_t mask = wl_page_size - 1;
+    uint64_t s = addr & ~mask;
+    uint64_t e = (addr + len + mask) & ~mask;
+
+    *start = s;
+    *bytes = e - s;
+}
+
+void wl_anon_access(const void *addr, size_t len, int write)
+{
+    uint64_t start, bytes;
+
+    if (len == 0)
+        return;
+    page_range((uint64_t)(uintptr_t)addr, len, &start, &bytes);
+    lttng_ust_tracepoint(vmreplay, anon_access, my_pid, my_tid, start, bytes,
+                         (uint8_t)(write != 0));
+    tls_counts[C_ANON_ACCESS]++;
+    tls_counts[C_ANON_PAGES] += bytes / wl_page_size;
+}
+
+void wl_anon_free(const void *addr, size_t len)
+{
+    uint64_t start, bytes;
+
+    if (len == 0)
+        return;
+    page_range((uint64_t)(uintptr_t)addr, len, &start, &bytes);
+    lttng_ust_tracepoint(vmreplay, anon_free, my_pid, my_tid, start, bytes);
+    tls_counts[C_ANON_FREE]++;
+}
+
+void wl_file_access(const struct stat *st, uint64_t offset, uint64_t len,
+                    int op)
+{
+    uint64_t start, bytes;
+
+    if (len == 0)
+        return;
+    page_range(offset, len, &start, &bytes);
+    lttng_ust_tracepoint(vmreplay, file_access, my_pid, my_tid,
+                         (uint64_t)st->st_dev, (uint64_t)st->st_ino,
+                         start, bytes, (uint8_t)op);
+    tls_counts[C_FILE_ACCESS]++;
+    tls_counts[C_FILE_PAGES] += bytes / wl_page_size;
+}
+
+void wl_file_drop(const struct stat *st)
+{
+    lttng_ust_tracepoint(vmreplay, file_drop, my_pid, my_tid,
+                         (uint64_t)st->st_dev, (uint64_t)st->st_ino);
+    tls_counts[C_FILE_DROP]++;
+}
+
+/* ---------------------------------------------------------------------- */
+/* vmstat sampler thread                                                  */
+
+static struct {
+    pthread_t thread;
+    pthread_mutex_t lock;
+    pthread_cond_t wake;
+    unsigned period_ms;
+    int running;
+    int quit;
+} sampler = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static void *sampler_main(void *arg)
+{
+    struct timespec next;
+
+    (void)arg;
+    clock_gettime(CLOCK_MONOTONIC, &next);
+    pthread_mutex_lock(&sampler.lock);
+    for (;;) {
+        next.tv_nsec += (long)(sampler.period_ms % 1000) * 1000000L;
+        next.tv_sec += sampler.period_ms / 1000 + next.tv_nsec / 1000000000L;
+        next.tv_nsec %= 1000000000L;
+        while (!sampler.quit &&
+               pthread_cond_timedwait(&sampler.wake, &sampler.lock, &next) == 0)
+            ;
+        if (sampler.quit)
+            break;
+        pthread_mutex_unlock(&sampler.lock);
+        wl_emit_vmstat();
+        pthread_mutex_lock(&sampler.lock);
+    }
+    pthread_mutex_unlock(&sampler.lock);
+    wl_counts_flush();
+    return NULL;
+}
+
+int wl_sampler_start(unsigned period_ms)
+{
+    pthread_condattr_t ca;
+    sigset_t all, old;
+    int err;
+
+    if (period_ms == 0)
+        return 0;
+    /* Wait on CLOCK_MONOTONIC so that wall-clock jumps do not skew it. */
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&sampler.wake, &ca);
+    pthread_condattr_destroy(&ca);
+    sampler.period_ms = period_ms;
+    sampler.quit = 0;
+
+    /* Stop signals are for the threads doing the work, not the sampler. */
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old);
+    err = pthread_create(&sampler.thread, NULL, sampler_main, NULL);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (err) {
+        errno = err;
+        wl_errno("vmstat sampler thread");
+        return -1;
+    }
+    sampler.running = 1;
+    return 0;
+}
+
+void wl_sampler_stop(void)
+{
+    if (!sampler.running)
+        return;
+    pthread_mutex_lock(&sampler.lock);
+    sampler.quit = 1;
+    pthread_cond_signal(&sampler.wake);
+    pthread_mutex_unlock(&sampler.lock);
+    pthread_join(sampler.thread, NULL);
+    pthread_cond_destroy(&sampler.wake);
+    sampler.running = 0;
+}
