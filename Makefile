@@ -18,7 +18,7 @@ DEB_PKGS := gcc make pkg-config babeltrace2 libbabeltrace2-dev lttng-tools \
             libtraceevent-dev libxxhash-dev libcmocka-dev
 
 PKGS     := babeltrace2 gsl libxxhash
-CPPFLAGS := -D_GNU_SOURCE -Ireplay -Ianalysis -Icapture $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+CPPFLAGS := -D_GNU_SOURCE -Ireplay -Ianalysis -Icapture -Itests $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 CFLAGS   := -std=gnu11 -g $(OPT) -Wall -Wextra -Werror $(SAN)
 LDFLAGS  := $(SAN)
 LDLIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm -lpthread
@@ -41,6 +41,7 @@ UST_LIBS := $(shell pkg-config --libs lttng-ust 2>/dev/null) -ldl -lpthread
 TEST_SRCS := $(wildcard tests/test_*.c)
 TEST_BINS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 
+.SECONDARY:
 .PHONY: all deps check check-asan bench figures clean test-build
 all: $(BUILD)/vmreplay $(WL_BINS) $(TEST_BINS)
 

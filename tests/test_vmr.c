@@ -1,0 +1,204 @@
+/*
+ * test_vmr.c — the .vmr format: a written file reads back exactly, and
+ * no corruption (a flipped byte anywhere, a truncation, a lying header,
+ * an out-of-range record) is ever trusted.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "vmr.h"
+#include "vmr_fixture.h"
+
+static char path[64];
+
+static void make_tmp(void)
+{
+	snprintf(path, sizeof(path), "/tmp/test_vmr.%d.vmr", (int)getpid());
+}
+
+/* Two tasks, anon and file pages, a long delay, a free. */
+static const struct vmr_rec t0[] = {
+	{ 0, VMR_OP_STORE | 5 << VMR_DELTA_SHIFT },
+	{ 1, VMR_OP_LOAD },
+	{ 3, VMR_OP_FREE },
+	{ 0x12, VMR_OP_DELAY | 0x345678u << VMR_DELTA_SHIFT },
+	{ 2, VMR_OP_READ | VMR_F_FILE | 7 << VMR_DELTA_SHIFT },
+};
+static const struct vmr_rec t1[] = {
+	{ 2, VMR_OP_WRITE | VMR_F_FILE | 1 << VMR_DELTA_SHIFT },
+	{ 3, VMR_OP_STORE },
+};
+static const uint8_t file_pages[4] = { 0, 0, 1, 0 };
+
+static int write_fixture(void)
+{
+	struct fixture_task t[2] = { { 1000, t0, 5 }, { 2000, t1, 2 } };
+	return fixture_vmr(path, t, 2, 4, file_pages, "workload\ttest\npage_size\t4096\n");
+}
+
+static void round_trip(void **state)
+{
+	(void)state;
+	make_tmp();
+	assert_int_equal(write_fixture(), 0);
+	struct vmr v;
+	char err[256];
+	assert_int_equal(vmr_open(&v, path, err, sizeof(err)), 0);
+	assert_int_equal(v.hdr->nr_tasks, 2);
+	assert_int_equal(v.hdr->nr_records, 7);
+	assert_int_equal(v.hdr->nr_pages, 4);
+	assert_int_equal(v.hdr->nr_accesses, 5);   /* 7 records - 1 FREE - 1 DELAY */
+	assert_int_equal(v.tasks[0].first_rec, 0);
+	assert_int_equal(v.tasks[1].first_rec, 5);
+	assert_int_equal(v.tasks[0].end_ns, 1000 + 5 + 0x12345678ull + 7);
+	assert_memory_equal(v.recs, t0, sizeof(t0));
+	assert_memory_equal(v.recs + 5, t1, sizeof(t1));
+	assert_int_equal(vmr_rec_delay(v.recs[3]), 0x12345678ull);
+	assert_int_equal(v.pages[2].kind, VMR_PAGE_FILE);
+	char buf[32];
+	assert_string_equal(vmr_meta_get(&v, "workload", buf, sizeof(buf)), "test");
+	assert_string_equal(vmr_meta_get(&v, "page_size", buf, sizeof(buf)), "4096");
+	assert_null(vmr_meta_get(&v, "page", buf, sizeof(buf)));
+	vmr_close(&v);
+	unlink(path);
+}
+
+static long file_size(void)
+{
+	struct stat st;
+	return stat(path, &st) == 0 ? st.st_size : -1;
+}
+
+static void flip(long off)
+{
+	int fd = open(path, O_RDWR);
+	unsigned char b;
+	assert_true(fd >= 0);
+	assert_int_equal(pread(fd, &b, 1, off), 1);
+	b ^= 0x01;
+	assert_int_equal(pwrite(fd, &b, 1, off), 1);
+	close(fd);
+}
+
+/* Every single flipped byte of the file, header included, is caught. */
+static void flipped_byte_anywhere(void **state)
+{
+	(void)state;
+	make_tmp();
+	assert_int_equal(write_fixture(), 0);
+	long size = file_size();
+	assert_true(size > VMR_HEADER_SIZE);
+	for (long off = 0; off < size; off++) {
+		flip(off);
+		struct vmr v;
+		char err[256] = "";
+		int rc = vmr_open(&v, path, err, sizeof(err));
+		if (rc == 0)
+			fail_msg("flipped byte %ld of %ld was not detected", off, size);
+		assert_non_null(strstr(err, path));
+		flip(off);
+	}
+	struct vmr v;
+	char err[256];
+	assert_int_equal(vmr_open(&v, path, err, sizeof(err)), 0);
+	vmr_close(&v);
+	unlink(path);
+}
+
+static void truncated(void **state)
+{
+	(void)state;
+	make_tmp();
+	assert_int_equal(write_fixture(), 0);
+	long size = file_size();
+	for (long cut = 0; cut < size; cut += 7) {
+		assert_int_equal(truncate(path, cut), 0);
+		struct vmr v;
+		char err[256];
+		assert_int_equal(vmr_open(&v, path, err, sizeof(err)), -1);
+		assert_int_equal(write_fixture(), 0);
+	}
+	unlink(path);
+}
+
+/* A record naming a page that does not exist is refused even when the
+ * writer itself produced it (checksums are right, contents are not). */
+static void out_of_range_record(void **state)
+{
+	(void)state;
+	make_tmp();
+	struct vmr_rec bad[] = { { 9, VMR_OP_LOAD } };
+	struct fixture_task t = { 0, bad, 1 };
+	assert_int_equal(fixture_vmr(path, &t, 1, 4, NULL, ""), 0);
+	struct vmr v;
+	char err[256];
+	assert_int_equal(vmr_open(&v, path, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "names page 9"));
+
+	struct vmr_rec kind[] = { { 1, VMR_OP_LOAD | VMR_F_FILE } };  /* page 1 is anon */
+	t.recs = kind;
+	assert_int_equal(fixture_vmr(path, &t, 1, 4, NULL, ""), 0);
+	assert_int_equal(vmr_open(&v, path, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "kind"));
+
+	struct vmr_rec op[] = { { 1, 9 } };
+	t.recs = op;
+	assert_int_equal(fixture_vmr(path, &t, 1, 4, NULL, ""), 0);
+	assert_int_equal(vmr_open(&v, path, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "bad op"));
+	unlink(path);
+}
+
+static void not_a_vmr(void **state)
+{
+	(void)state;
+	struct vmr v;
+	char err[256];
+	assert_int_equal(vmr_open(&v, "/nonexistent/x.vmr", err, sizeof(err)), -1);
+	assert_int_equal(vmr_open(&v, "/etc/passwd", err, sizeof(err)), -1);
+	assert_int_equal(vmr_open(&v, "/tmp", err, sizeof(err)), -1);
+}
+
+/* A file bigger than one checksum block: damage in the middle of a large
+ * record section is found and reported with its block. */
+static void multi_block(void **state)
+{
+	(void)state;
+	make_tmp();
+	enum { N = 50000 };                 /* 400 KB of records: 7 blocks */
+	struct vmr_rec *r = calloc(N, sizeof(*r));
+	for (uint32_t i = 0; i < N; i++)
+		r[i] = fixture_rec(i % 1000, i % 2 ? VMR_OP_LOAD : VMR_OP_STORE, 0, i % 100);
+	struct fixture_task t = { 0, r, N };
+	assert_int_equal(fixture_vmr(path, &t, 1, 1000, NULL, ""), 0);
+	struct vmr v;
+	char err[256];
+	assert_int_equal(vmr_open(&v, path, err, sizeof(err)), 0);
+	assert_int_equal(v.hdr->nr_accesses, N);
+	vmr_close(&v);
+	flip(VMR_HEADER_SIZE + 3 * VMR_BLOCK_SIZE + 17);
+	assert_int_equal(vmr_open(&v, path, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "block 3"));
+	free(r);
+	unlink(path);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(round_trip),
+		cmocka_unit_test(flipped_byte_anywhere),
+		cmocka_unit_test(truncated),
+		cmocka_unit_test(out_of_range_record),
+		cmocka_unit_test(not_a_vmr),
+		cmocka_unit_test(multi_block),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
