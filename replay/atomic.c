@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int atomic_open(struct atomic_file *af, const char *path, char *err, size_t errlen)
@@ -26,6 +27,10 @@ int atomic_open(struct atomic_file *af, const char *path, char *err, size_t errl
 		free(af->tmp);
 		return -1;
 	}
+	/* mkstemp makes the file 0600; give it the mode a plain create would. */
+	mode_t mask = umask(0);
+	umask(mask);
+	fchmod(fd, 0666 & ~mask);
 	af->fp = fdopen(fd, "w");
 	if (!af->fp) {
 		close(fd);

@@ -688,9 +688,9 @@ static void bt_error_line(const char *trace, char *err, size_t errlen)
 	const char *msg = "decoding failed";
 	char buf[512];
 	if (e && bt_error_get_cause_count(e) > 0) {
-		/* The deepest cause (index count-1... 0 is the most recent) names the real problem. */
-		uint64_t n = bt_error_get_cause_count(e);
-		const bt_error_cause *cause = bt_error_borrow_cause_by_index(e, n - 1);
+		/* Cause 0 is the first one appended: the deepest, which names
+		 * the real problem (the others only say that a caller failed). */
+		const bt_error_cause *cause = bt_error_borrow_cause_by_index(e, 0);
 		snprintf(buf, sizeof(buf), "%s", bt_error_cause_get_message(cause));
 		for (char *p = buf; *p; p++)
 			if (*p == '\n' || *p == '\t')
@@ -1023,7 +1023,6 @@ static int decode(const char *trace, const uint8_t hash[16], const char *out, in
 	if (rc == 0) {
 		char hex[33];
 		vmr_hash_hex(hash, hex);
-		meta_add(&s, "trace", "%s", trace);
 		meta_add(&s, "trace_hash", "%s", hex);
 		meta_add(&s, "events", "%llu", (unsigned long long)s.events);
 		meta_add(&s, "discarded_events", "%llu", (unsigned long long)s.discarded);

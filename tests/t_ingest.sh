@@ -1,0 +1,147 @@
+#!/bin/bash
+# Ingest and run from the command line: bundled traces decode to exact
+# counts, bad input of every kind gets one line naming file, event and
+# field and exit 1 (never a hang), usage errors exit 2.
+. "$(dirname "$0")/tap.sh"
+build=${1:-build}
+vmr=$PWD/$build/vmreplay
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export VMREPLAY_CACHE=$tmp/cache
+
+# run_err NAME EXPECTED_RC PATTERN CMD... : exit code, one-line stderr matching PATTERN
+run_err() {
+    local name=$1 want=$2 pat=$3; shift 3
+    timeout 60 "$@" >"$tmp/out" 2>"$tmp/err"; local rc=$?
+    local lines; lines=$(wc -l <"$tmp/err")
+    if [ "$rc" -eq "$want" ] && [ "$lines" -eq 1 ] && grep -q -- "$pat" "$tmp/err"; then
+        ok "$name"
+    else
+        nok "$name (rc=$rc, want $want; $lines stderr lines: $(head -c 300 "$tmp/err"))"
+    fi
+}
+
+json_field() {  # FILE KEY: a number from the one-line JSON report
+    sed -n "s/.*\"$2\": \\([0-9]*\\).*/\\1/p" "$1"
+}
+
+# --- the bundled traces: exact counts (their READMEs) and the same event
+# total as babeltrace2's own counter sink --------------------------------
+# name events tasks accesses pages
+while read -r name events tasks accesses pages; do
+    dir=traces/$name/ctf
+    if [ ! -d "$dir" ]; then nok "bundled trace $name exists"; continue; fi
+    "$vmr" ingest -q -f json "$dir" >"$tmp/$name.json" 2>"$tmp/err"
+    got="$(json_field "$tmp/$name.json" events) $(json_field "$tmp/$name.json" tasks) $(json_field "$tmp/$name.json" accesses) $(json_field "$tmp/$name.json" pages)"
+    check "ingest $name: events tasks accesses pages = $events $tasks $accesses $pages (got $got)" \
+        test "$got" = "$events $tasks $accesses $pages"
+    bt=$(babeltrace2 "$dir" -c sink.utils.counter 2>/dev/null | awk '$2 == "Event" {n = $1} END {print n}')
+    check "ingest $name agrees with babeltrace2's counter ($bt)" test "$(json_field "$tmp/$name.json" events)" = "$bt"
+    check "ingest $name: 0 discarded" test "$(json_field "$tmp/$name.json" discarded_events)" = 0
+done <<'LIST'
+anon-storm-small @ANON_COUNTS@
+build-like-small @BUILD_COUNTS@
+LIST
+
+# --- a trace made by others (lttng-modules kernel domain, 2014) ---------
+ext=../shared/traces/external/bug446190
+if [ -d "$ext" ]; then
+    "$vmr" ingest -q "$ext" >"$tmp/out" 2>"$tmp/err"; rc=$?
+    check "external trace: ingest succeeds" test $rc -eq 0
+    check "external trace: 31556 events decoded" grep -q '^events *31556 decoded, 0 discarded' "$tmp/out"
+    check "external trace: keeps 504 page allocations and 351 frees" \
+        grep -q '^kept *504 page allocations, 351 page frees' "$tmp/out"
+    check "external trace: reports skipped events by name and count" \
+        grep -q 'skipped .*sched_switch=[0-9]' "$tmp/out"
+    check "external trace: says there is nothing to replay" \
+        grep -q 'no memory-access stream to replay and no reclaim events' "$tmp/out"
+    run_err "external trace: run refuses, nothing to replay" 1 "no memory accesses" \
+        "$vmr" run -q -p lru -n 100 "$ext"
+else
+    skip "external trace" "../shared/traces/external/bug446190 is not beside this checkout"
+fi
+
+# --- corrupt copies of a bundled trace ----------------------------------
+base=${T_INGEST_BASE:-traces/anon-storm-small/ctf}
+fresh() { rm -rf "$tmp/t"; cp -r "$base" "$tmp/t"; meta=$(find "$tmp/t" -name metadata | head -1); mdir=$(dirname "$meta"); }
+# Text metadata that babeltrace2 decodes the same way as the original.
+textmeta() {
+    babeltrace2 query src.ctf.fs metadata-info -p "path=\"$mdir\"" | sed '1d; 2s/^text: //' >"$tmp/meta.txt"
+    sed "$1" "$tmp/meta.txt" >"$meta"
+}
+
+fresh; truncate -s 500 "$meta"
+run_err "truncated metadata: one line naming the metadata file, no hang" 1 "$meta: metadata truncated" \
+    env VMREPLAY_WATCHDOG=20 "$vmr" ingest -q "$tmp/t"
+
+fresh; stream=$(find "$mdir" -maxdepth 1 -type f ! -name metadata | sort | head -1)
+truncate -s $(( $(stat -c %s "$stream") / 2 + 13 )) "$stream"
+run_err "truncated stream: one-line error, exit 1" 1 "cannot decode the trace" \
+    env VMREPLAY_WATCHDOG=20 "$vmr" ingest -q "$tmp/t"
+
+fresh; textmeta 's/ _len;/ _lenx;/'
+run_err "missing field: names file, event and field" 1 "$tmp/t: event vmreplay:anon_access: field len: missing" \
+    "$vmr" ingest -q "$tmp/t"
+
+fresh; textmeta '/name = "vmreplay:anon_access"/,/};/ s/integer { size = 64; align = 8; signed = 0; encoding = none; base = 10; } _addr;/floating_point { exp_dig = 11; mant_dig = 53; align = 8; } _addr;/'
+run_err "mistyped field: names file, event and field" 1 "event vmreplay:anon_access: field addr: wrong type (expected an integer)" \
+    "$vmr" ingest -q "$tmp/t"
+
+fresh; textmeta 's/"vmreplay:anon_access"/"acme:anon_access"/'
+run_err "unknown provider: refused by name" 1 "event acme:anon_access: unknown provider 'acme'" \
+    "$vmr" ingest -q "$tmp/t"
+
+fresh; textmeta 's/"vmreplay:anon_access"/"vmreplay:anon_peek"/'
+run_err "unknown event of our provider: refused by name" 1 "event vmreplay:anon_peek: unknown event" \
+    "$vmr" ingest -q "$tmp/t"
+
+mkdir -p "$tmp/empty" "$tmp/nometa/sub"; echo x >"$tmp/nometa/sub/channel0_0"
+run_err "a directory without CTF metadata: says so" 1 "no CTF trace here" "$vmr" ingest -q "$tmp/nometa"
+run_err "empty directory: says so" 1 "no CTF trace here" "$vmr" ingest -q "$tmp/empty"
+
+# --- the .vmr: written whole, cached, never trusted when damaged ---------
+fresh
+"$vmr" ingest -q -o "$tmp/a.vmr" "$tmp/t" >/dev/null 2>&1
+check "ingest -o writes the .vmr" test -s "$tmp/a.vmr"
+check "no temporary files are left beside it" test -z "$(ls "$tmp" | grep '\.tmp$')"
+"$vmr" ingest -q "$tmp/t" >"$tmp/out" 2>&1
+check "second ingest comes from the cache" grep -q '(cached)' "$tmp/out"
+"$vmr" ingest -q --no-cache -o "$tmp/b.vmr" "$tmp/t" >/dev/null 2>&1
+check "decoding twice gives a bit-identical .vmr" cmp -s "$tmp/a.vmr" "$tmp/b.vmr"
+size=$(stat -c %s "$tmp/a.vmr")
+printf '\x5a' | dd of="$tmp/a.vmr" bs=1 seek=$((size / 2)) conv=notrunc status=none
+run_err "a flipped byte in a .vmr is caught by its checksum" 1 "checksum mismatch" \
+    "$vmr" run -q -p lru -n 100 "$tmp/a.vmr"
+cached=$("$vmr" ingest -q -f json "$tmp/t" | sed -n 's/.*"vmr": "\([^"]*\)".*/\1/p')
+printf '\x5a' | dd of="$cached" bs=1 seek=300 conv=notrunc status=none
+"$vmr" ingest -q "$tmp/t" >"$tmp/out" 2>&1
+check "a damaged cache entry is decoded again, not used" sh -c "! grep -q '(cached)' '$tmp/out'"
+run_err "an output in a missing directory: exit 1, nothing written" 1 "cannot create a temporary file" \
+    "$vmr" run -q -p lru -n 100 -f tsv -o "$tmp/nodir/x.tsv" "$tmp/b.vmr"
+
+# --- run: exact LRU numbers and output formats ---------------------------
+"$vmr" run -q -p lru -n 100 -f tsv -o "$tmp/r.tsv" "$tmp/b.vmr"
+check "run -f tsv: a header and one row of 12 columns" \
+    test "$(awk -F'\t' 'NR==2{print NF}' "$tmp/r.tsv") $(wc -l <"$tmp/r.tsv")" = "12 2"
+"$vmr" run -q -p lru -n 100 -f json "$tmp/b.vmr" >"$tmp/r.json"
+check "run -f json: one object with the same misses" \
+    test "$(json_field "$tmp/r.json" misses)" = "$(awk -F'\t' 'NR==2{print $8}' "$tmp/r.tsv")"
+"$vmr" run -q -p lru -n 100 -f tsv "$tmp/t" >"$tmp/r2.tsv"
+check "run on the trace directory equals run on its .vmr (but the input name)" \
+    test "$(cut -f2- "$tmp/r.tsv")" = "$(cut -f2- "$tmp/r2.tsv")"
+"$vmr" run -q -p lru --memory 1G -f tsv "$tmp/b.vmr" >"$tmp/r3.tsv"
+check "with room for every page, misses = cold misses and no evictions" \
+    awk -F'\t' 'NR==2 && $8==$9 && $10==0 {f=1} END{exit !f}' "$tmp/r3.tsv"
+
+# --- usage errors exit 2 -------------------------------------------------
+run_err "run without --policy" 2 "policy is required" "$vmr" run "$tmp/b.vmr"
+run_err "run with an unknown policy" 2 "unknown policy 'nope'" "$vmr" run -p nope -n 1 "$tmp/b.vmr"
+run_err "run with an absurd page count" 2 "--pages: '-5'" "$vmr" run -p lru -n -5 "$tmp/b.vmr"
+run_err "run with an absurd memory size" 2 "--memory: '12Q'" "$vmr" run -p lru -m 12Q "$tmp/b.vmr"
+run_err "run with a bad format" 2 "--format: 'xml'" "$vmr" run -p lru -n 1 -f xml "$tmp/b.vmr"
+run_err "an unknown subcommand" 2 "'frobnicate' is not a subcommand" "$vmr" frobnicate
+for sub in sweep stats plot capture analyze; do
+    run_err "$sub is not built yet and says so" 2 "not built yet" "$vmr" $sub
+done
+"$vmr" run --help >"$tmp/out"; check "run --help lists the lru policy" grep -q '^  lru ' "$tmp/out"
+"$vmr" ingest --help >"$tmp/out"; check "ingest --help exits 0" test $? -eq 0
