@@ -106,7 +106,11 @@ cleanup() {
         [ "$discarded" = 0 ] || echo "$prog: WARNING: the trace has holes; enlarge the buffers" >&2
         lt destroy "$session" || echo "$prog: WARNING: session $session not destroyed" >&2
         session=""
-        echo "$prog: trace: $outdir/ust/uid/$(id -u)/64-bit" >&2
+        if [ -f "$outdir/ust/uid/$(id -u)/64-bit/metadata" ]; then
+            echo "$prog: trace: $outdir/ust/uid/$(id -u)/64-bit" >&2
+        else
+            echo "$prog: no trace was written (no instrumented process ran)" >&2
+        fi
     fi
 }
 
