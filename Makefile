@@ -13,7 +13,7 @@ SAN     ?=
 CC      ?= cc
 
 # Debian 12 packages the project needs to build, test and draw.
-DEB_PKGS := gcc make pkg-config babeltrace2 libbabeltrace2-dev lttng-tools \
+DEB_PKGS := gcc make pkg-config bc babeltrace2 libbabeltrace2-dev lttng-tools \
             liblttng-ust-dev libgsl-dev gnuplot-nox libtracefs-dev \
             libtraceevent-dev libxxhash-dev libcmocka-dev
 

@@ -50,7 +50,7 @@ static void release(struct atomic_file *af)
 	memset(af, 0, sizeof(*af));
 }
 
-int atomic_commit(struct atomic_file *af, char *err, size_t errlen)
+static int commit(struct atomic_file *af, int sync, char *err, size_t errlen)
 {
 	if (!af->path) {        /* stdout */
 		if (fflush(af->fp) != 0 || ferror(af->fp)) {
@@ -59,7 +59,7 @@ int atomic_commit(struct atomic_file *af, char *err, size_t errlen)
 		}
 		return 0;
 	}
-	int bad = ferror(af->fp) || fflush(af->fp) != 0 || fsync(fileno(af->fp)) != 0;
+	int bad = ferror(af->fp) || fflush(af->fp) != 0 || (sync && fsync(fileno(af->fp)) != 0);
 	int saved = errno;
 	if (fclose(af->fp) != 0 && !bad) {
 		bad = 1;
@@ -77,6 +77,16 @@ int atomic_commit(struct atomic_file *af, char *err, size_t errlen)
 	}
 	release(af);
 	return 0;
+}
+
+int atomic_commit(struct atomic_file *af, char *err, size_t errlen)
+{
+	return commit(af, 1, err, errlen);
+}
+
+int atomic_commit_nosync(struct atomic_file *af, char *err, size_t errlen)
+{
+	return commit(af, 0, err, errlen);
 }
 
 void atomic_abort(struct atomic_file *af)

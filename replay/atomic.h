@@ -22,6 +22,10 @@ int atomic_open(struct atomic_file *af, const char *path, char *err, size_t errl
 /* Flushes, fsyncs and renames into place; on any failure removes the
  * temporary file and returns -1 with the reason in err. */
 int atomic_commit(struct atomic_file *af, char *err, size_t errlen);
+/* The same without the fsync, for files whose contents verify themselves
+ * (a .vmr is checksummed and rebuilt when damaged): after a power loss
+ * such a file may be missing or fail its checks, but is never trusted. */
+int atomic_commit_nosync(struct atomic_file *af, char *err, size_t errlen);
 /* Drops the temporary file. */
 void atomic_abort(struct atomic_file *af);
 

@@ -256,24 +256,62 @@ static void push_rec(struct sink *s, struct task *t, uint32_t page, uint32_t inf
 	s->records++;
 }
 
-/* Appends one page record at time TS, preceded by a DELAY record when the
- * think time does not fit the record's 24-bit delta. */
-static void emit(struct sink *s, struct task *t, uint64_t ts, uint32_t page, unsigned op,
-		 unsigned flags)
+/* Appends a record for COUNT consecutive page ids from PAGE at time TS.
+ * The time since the task's previous record goes into the record itself
+ * when it fits, else into a DELAY record before it; a run always takes
+ * its time from a DELAY (runs have no delta field). */
+static void emit(struct sink *s, struct task *t, uint64_t ts, uint32_t page, uint32_t count,
+		 unsigned op, unsigned flags)
 {
 	uint64_t delta = ts > t->last_ns ? ts - t->last_ns : 0;
 	t->last_ns = ts > t->last_ns ? ts : t->last_ns;
 	t->t.end_ns = t->last_ns;
-	if (delta > VMR_DELTA_MAX) {
+	if (delta > VMR_DELTA_MAX || (count > 1 && delta)) {
 		push_rec(s, t, (uint32_t)(delta >> 24),
 			 VMR_OP_DELAY | (uint32_t)(delta & VMR_DELTA_MAX) << VMR_DELTA_SHIFT);
 		delta = 0;
 	}
-	push_rec(s, t, page, op | flags | (uint32_t)delta << VMR_DELTA_SHIFT);
+	if (count > 1)
+		push_rec(s, t, page, op | flags | VMR_F_RUN | count << VMR_DELTA_SHIFT);
+	else
+		push_rec(s, t, page, op | flags | (uint32_t)delta << VMR_DELTA_SHIFT);
 	if (op != VMR_OP_FREE) {
-		t->t.nr_accesses++;
-		s->accesses++;
+		t->t.nr_accesses += count;
+		s->accesses += count;
 	}
+}
+
+/* Collects the page ids of one range event into runs of consecutive ids. */
+struct run {
+	struct sink *s;
+	struct task *t;
+	uint64_t ts;
+	unsigned op, flags;
+	uint32_t first, count;
+};
+
+static void run_flush(struct run *r)
+{
+	if (r->count)
+		emit(r->s, r->t, r->ts, r->first, r->count, r->op, r->flags);
+	r->count = 0;
+}
+
+/* Adds N consecutive ids from ID. */
+static void run_add_span(struct run *r, uint32_t id, uint32_t n)
+{
+	if (r->count && id == r->first + r->count && r->count + n <= VMR_RUN_MAX) {
+		r->count += n;
+		return;
+	}
+	run_flush(r);
+	r->first = id;
+	r->count = n;
+}
+
+static void run_add(struct run *r, uint32_t id)
+{
+	run_add_span(r, id, 1);
 }
 
 /* ------------------------------------------------------------------ */
@@ -501,7 +539,7 @@ static void on_range(struct sink *s, const struct evclass *c, const bt_field *p,
 	struct task *t = task_get(s, pid, tid, ts);
 	if (!t)
 		return;
-	unsigned flags = kind == VMR_PAGE_FILE ? VMR_F_FILE : 0;
+	struct run run = { s, t, ts, op, kind == VMR_PAGE_FILE ? VMR_F_FILE : 0, 0, 0 };
 	int create = op != VMR_OP_FREE, oom = 0;
 	for (uint64_t pg = first; pg <= last && !s->failed;) {
 		uint64_t chunk_end = (pg | (PAGEMAP_CHUNK - 1));
@@ -512,32 +550,40 @@ static void on_range(struct sink *s, const struct evclass *c, const bt_field *p,
 			fail(s, "out of memory (page table)");
 			return;
 		}
-		for (; ch && pg <= chunk_end; pg++) {
-			uint32_t id;
-			if (op == VMR_OP_FREE) {
-				id = ch->id[pg & (PAGEMAP_CHUNK - 1)];
-				if (id == PAGEMAP_NONE)
-					continue;      /* never touched: nothing to free */
-			} else if ((id = pagemap_id(&s->pm, ch, pg)) == PAGEMAP_NONE) {
-				fail(s, "out of memory (page ids)");
-				return;
+		if (!ch) {                     /* FREE of a never-touched chunk */
+			pg = chunk_end + 1;
+			continue;
+		}
+		unsigned j = pg & (PAGEMAP_CHUNK - 1), jend = chunk_end & (PAGEMAP_CHUNK - 1);
+		if (op != VMR_OP_FREE)
+			for (unsigned k = j; k <= jend; k++)
+				if (pagemap_id(&s->pm, ch, (pg & ~(uint64_t)(PAGEMAP_CHUNK - 1)) + k) == PAGEMAP_NONE) {
+					fail(s, "out of memory (page ids)");
+					return;
+				}
+		/* Hand the chunk's ids over in spans of consecutive ids: pages
+		 * first touched together got consecutive ids, so a range is
+		 * usually one span, found without per-page calls. */
+		while (j <= jend) {
+			uint32_t first = ch->id[j];
+			unsigned k = j + 1;
+			if (first == PAGEMAP_NONE) {   /* FREE: never touched */
+				j++;
+				continue;
 			}
-			emit(s, t, ts, id, op, flags);
+			while (k <= jend && ch->id[k] == first + (k - j))
+				k++;
+			run_add_span(&run, first, k - j);
+			j = k;
 		}
 		pg = chunk_end + 1;
 	}
+	run_flush(&run);
 }
-
-struct drop_ctx {
-	struct sink *s;
-	struct task *t;
-	uint64_t ts;
-};
 
 static void drop_one(void *arg, uint32_t id)
 {
-	struct drop_ctx *d = arg;
-	emit(d->s, d->t, d->ts, id, VMR_OP_FREE, VMR_F_FILE);
+	run_add(arg, id);
 }
 
 static void on_event(struct sink *s, const bt_message *msg)
@@ -598,8 +644,9 @@ static void on_event(struct sink *s, const bt_message *msg)
 		struct task *t = task_get(s, (uint32_t)get_u(c, p, 0), (uint32_t)get_u(c, p, 1), ts);
 		if (!t)
 			return;
-		struct drop_ctx d = { s, t, ts };
-		pagemap_file_pages(&s->pm, get_u(c, p, 2), get_u(c, p, 3), drop_one, &d);
+		struct run run = { s, t, ts, VMR_OP_FREE, VMR_F_FILE, 0, 0 };
+		pagemap_file_pages(&s->pm, get_u(c, p, 2), get_u(c, p, 3), drop_one, &run);
+		run_flush(&run);
 		break;
 	}
 	case EV_KERNEL_PAGE_ALLOC:
@@ -990,14 +1037,14 @@ static int decode(const char *trace, const uint8_t hash[16], const char *out, in
 	bt_graph *g = NULL;
 	int rc = build_graph(&s, &dirs, &g);
 	while (rc == 0) {
-		bt_graph_run_once_status st = bt_graph_run_once(g);
-		if (st == BT_GRAPH_RUN_ONCE_STATUS_END)
+		bt_graph_run_status st = bt_graph_run(g);
+		if (st == BT_GRAPH_RUN_STATUS_OK)      /* every sink has ended */
 			break;
-		if (st == BT_GRAPH_RUN_ONCE_STATUS_AGAIN) {
-			usleep(1000);
+		if (st == BT_GRAPH_RUN_STATUS_AGAIN) {
+			usleep(1000);      /* a source has nothing yet (never for files) */
 			continue;
 		}
-		if (st != BT_GRAPH_RUN_ONCE_STATUS_OK) {
+		if (st != BT_GRAPH_RUN_STATUS_OK) {
 			if (!s.failed)
 				bt_error_line(trace, err, errlen);
 			else

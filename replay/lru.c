@@ -112,10 +112,13 @@ int lru_replay(const struct vmr *v, uint64_t capacity, struct lru_result *out)
 	while (merge_take(&m, &r, &n, &task)) {
 		for (uint64_t i = 0; i < n; i++) {
 			unsigned op = vmr_rec_op(r[i]);
+			uint32_t first = r[i].page, count = vmr_rec_count(r[i]);
 			if (op < VMR_OP_FREE)
-				lru_access(&l, r[i].page);
+				for (uint32_t p = first; p < first + count; p++)
+					lru_access(&l, p);
 			else if (op == VMR_OP_FREE)
-				lru_release(&l, r[i].page);
+				for (uint32_t p = first; p < first + count; p++)
+					lru_release(&l, p);
 		}
 	}
 	*out = l.r;

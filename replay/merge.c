@@ -5,7 +5,7 @@
 
 static uint64_t rec_time(uint64_t prev, struct vmr_rec r)
 {
-	return prev + (vmr_rec_op(r) == VMR_OP_DELAY ? vmr_rec_delay(r) : vmr_rec_delta(r));
+	return prev + vmr_rec_delta(r);
 }
 
 static int before(const struct merge_cursor *a, const struct merge_cursor *b)

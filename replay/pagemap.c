@@ -3,17 +3,25 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <xxhash.h>
 
 struct pm_file {
 	uint64_t dev, ino;
 	uint32_t first_chunk;          /* chunk index + 1, 0 = none */
 };
 
-static uint64_t hash3(uint64_t a, uint64_t b, uint64_t c)
+/* Keys are three small integers; a multiply-xorshift mix spreads them
+ * well enough for linear probing and, unlike a library call, inlines. */
+static inline uint64_t mix(uint64_t x)
 {
-	uint64_t k[3] = { a, b, c };
-	return XXH3_64bits(k, sizeof(k));
+	x ^= x >> 32;
+	x *= 0xd6e8feb86659fd93ull;
+	x ^= x >> 32;
+	return x;
+}
+
+static inline uint64_t hash3(uint64_t a, uint64_t b, uint64_t c)
+{
+	return mix(a * 0x9E3779B97F4A7C15ull ^ mix(b + 0x632BE59BD9B4E019ull) ^ mix(c));
 }
 
 int pagemap_init(struct pagemap *pm)
@@ -141,11 +149,9 @@ oom:
 	return NULL;
 }
 
-uint32_t pagemap_id(struct pagemap *pm, struct pagemap_chunk *c, uint64_t index)
+uint32_t pagemap_new_id(struct pagemap *pm, struct pagemap_chunk *c, uint64_t index)
 {
 	uint32_t *slot = &c->id[index & (PAGEMAP_CHUNK - 1)];
-	if (*slot != PAGEMAP_NONE)
-		return *slot;
 	if (pm->nr_pages == pm->cap_pages) {
 		uint32_t cap = pm->cap_pages ? 2 * pm->cap_pages : 1024;
 		if (cap < pm->cap_pages)          /* 2^32 pages: no more ids */

@@ -30,12 +30,17 @@ enum vmr_op {
 };
 
 #define VMR_F_FILE       0x10u  /* page is file-backed (else anonymous)   */
+#define VMR_F_RUN        0x20u  /* pages page .. page+count-1, no delta   */
 #define VMR_DELTA_SHIFT  8
 #define VMR_DELTA_MAX    ((1u << 24) - 1)   /* ns that fit in one record */
+#define VMR_RUN_MAX      VMR_DELTA_MAX      /* pages in one run record   */
 
 /* One record: word[0] = page id (DELAY: the delay's high bits),
- * word[1] = op | flags | delta_ns << 8, delta from the task's previous
- * record (the first record's delta counts from the task's begin time). */
+ * word[1] = op | flags | x << 8, where x is the ns since the task's
+ * previous record (the first record's: since the task's begin time), or,
+ * with VMR_F_RUN, the number of consecutive page ids the op applies to
+ * (a run takes no time of its own; a DELAY before it carries its delta).
+ * Runs keep range events small: a 16-page touch is two records, not 16. */
 struct vmr_rec {
 	uint32_t page;
 	uint32_t info;
@@ -43,11 +48,25 @@ struct vmr_rec {
 
 static inline unsigned vmr_rec_op(struct vmr_rec r)       { return r.info & 0xfu; }
 static inline int vmr_rec_is_file(struct vmr_rec r)       { return (r.info & VMR_F_FILE) != 0; }
-static inline uint32_t vmr_rec_delta(struct vmr_rec r)    { return r.info >> VMR_DELTA_SHIFT; }
+static inline int vmr_rec_is_run(struct vmr_rec r)        { return (r.info & VMR_F_RUN) != 0; }
+/* Pages the record applies to (0 for DELAY). */
+static inline uint32_t vmr_rec_count(struct vmr_rec r)
+{
+	if (vmr_rec_op(r) == VMR_OP_DELAY)
+		return 0;
+	return vmr_rec_is_run(r) ? r.info >> VMR_DELTA_SHIFT : 1;
+}
 /* Full delay of a DELAY record, in ns. */
 static inline uint64_t vmr_rec_delay(struct vmr_rec r)
 {
-	return ((uint64_t)r.page << 24) | vmr_rec_delta(r);
+	return ((uint64_t)r.page << 24) | (r.info >> VMR_DELTA_SHIFT);
+}
+/* Time from the task's previous record to this one, in ns. */
+static inline uint64_t vmr_rec_delta(struct vmr_rec r)
+{
+	if (vmr_rec_op(r) == VMR_OP_DELAY)
+		return vmr_rec_delay(r);
+	return vmr_rec_is_run(r) ? 0 : r.info >> VMR_DELTA_SHIFT;
 }
 
 enum vmr_section_kind {
@@ -69,7 +88,7 @@ struct vmr_header {
 	uint64_t nr_tasks;
 	uint64_t nr_records;
 	uint64_t nr_pages;
-	uint64_t nr_accesses;      /* records that are not FREE or DELAY      */
+	uint64_t nr_accesses;      /* page accesses: pages of LOAD..WRITE records */
 	uint32_t block_size;
 	uint32_t nr_sections;
 	uint64_t header_sum;       /* XXH3-64 of the header with this field 0 */
@@ -90,7 +109,7 @@ struct vmr_task {
 	uint64_t end_ns;
 	uint64_t first_rec;        /* index into the RECORDS section          */
 	uint64_t nr_recs;
-	uint64_t nr_accesses;
+	uint64_t nr_accesses;      /* pages of its LOAD..WRITE records        */
 	char     comm[16];
 };
 

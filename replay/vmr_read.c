@@ -93,17 +93,21 @@ static int check_contents(const struct vmr *v, char *err, size_t errlen)
 		for (uint64_t i = task->first_rec; i < task->first_rec + task->nr_recs; i++) {
 			struct vmr_rec r = v->recs[i];
 			unsigned op = vmr_rec_op(r);
-			if (op >= VMR_NR_OPS || (r.info & 0xe0u))
+			if (op >= VMR_NR_OPS || (r.info & 0xc0u) ||
+			    (op == VMR_OP_DELAY && (r.info & (VMR_F_FILE | VMR_F_RUN))))
 				FAIL("%s: record %llu has a bad op", path, (unsigned long long)i);
 			if (op == VMR_OP_DELAY)
 				continue;
-			if (r.page >= h->nr_pages)
+			uint64_t n = vmr_rec_count(r);
+			if (n == 0 || r.page >= h->nr_pages || n > h->nr_pages - r.page)
 				FAIL("%s: record %llu names page %u of %llu", path, (unsigned long long)i,
 				     r.page, (unsigned long long)h->nr_pages);
-			if (!!vmr_rec_is_file(r) != (v->pages[r.page].kind == VMR_PAGE_FILE))
-				FAIL("%s: record %llu disagrees with its page's kind", path,
-				     (unsigned long long)i);
-			acc += op != VMR_OP_FREE;
+			for (uint64_t p = r.page; p < r.page + n; p++)
+				if (!!vmr_rec_is_file(r) != (v->pages[p].kind == VMR_PAGE_FILE))
+					FAIL("%s: record %llu disagrees with its page's kind", path,
+					     (unsigned long long)i);
+			if (op != VMR_OP_FREE)
+				acc += n;
 		}
 		if (acc != task->nr_accesses)
 			FAIL("%s: task %llu's access count is wrong", path, (unsigned long long)t);

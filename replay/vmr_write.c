@@ -141,7 +141,7 @@ int vmr_writer_finish(struct vmr_writer *w, const struct vmr_header *counts,
 		vmr_writer_abort(w);
 		return -1;
 	}
-	int rc = atomic_commit(&w->out, err, errlen);
+	int rc = atomic_commit_nosync(&w->out, err, errlen);
 	XXH3_freeState(w->block);
 	free(w->sums);
 	free(w);

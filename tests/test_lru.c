@@ -47,42 +47,43 @@ static void brute_lru(const struct flat *f, size_t n, uint32_t cap, uint32_t nr_
 	r->capacity = cap;
 	for (size_t i = 0; i < n; i++) {
 		unsigned op = vmr_rec_op(f[i].r);
-		uint32_t p = f[i].r.page;
 		if (op == VMR_OP_DELAY)
 			continue;
-		size_t pos = len;
-		for (size_t j = 0; j < len; j++)
-			if (list[j] == p)
-				pos = j;
-		if (op == VMR_OP_FREE) {
+		for (uint32_t p = f[i].r.page; p < f[i].r.page + vmr_rec_count(f[i].r); p++) {
+			size_t pos = len;
+			for (size_t j = 0; j < len; j++)
+				if (list[j] == p)
+					pos = j;
+			if (op == VMR_OP_FREE) {
+				if (pos < len) {
+					memmove(list + pos, list + pos + 1, (len - pos - 1) * sizeof(*list));
+					len--;
+					r->frees++;
+				}
+				continue;
+		}
+			r->accesses++;
 			if (pos < len) {
-				memmove(list + pos, list + pos + 1, (len - pos - 1) * sizeof(*list));
+				r->hits++;
+				memmove(list + 1, list, pos * sizeof(*list));
+				list[0] = p;
+				continue;
+		}
+			r->misses++;
+			r->cold_misses += !seen[p];
+			seen[p] = 1;
+			if (cap == 0)
+				continue;
+			if (len == cap) {
 				len--;
-				r->frees++;
-			}
-			continue;
+				r->evictions++;
 		}
-		r->accesses++;
-		if (pos < len) {
-			r->hits++;
-			memmove(list + 1, list, pos * sizeof(*list));
+			memmove(list + 1, list, len * sizeof(*list));
 			list[0] = p;
-			continue;
+			len++;
+			if (len > r->peak_resident)
+				r->peak_resident = len;
 		}
-		r->misses++;
-		r->cold_misses += !seen[p];
-		seen[p] = 1;
-		if (cap == 0)
-			continue;
-		if (len == cap) {
-			len--;
-			r->evictions++;
-		}
-		memmove(list + 1, list, len * sizeof(*list));
-		list[0] = p;
-		len++;
-		if (len > r->peak_resident)
-			r->peak_resident = len;
 	}
 	free(list);
 	free(seen);
@@ -108,8 +109,11 @@ static void random_streams(void **state)
 				/* Small deltas make many equal timestamps across tasks:
 				 * ties must go to the lower task index. */
 				uint32_t delta = rnd(3) ? rnd(4) : 0;
+				uint32_t run = 2 + rnd(7);
 				if (rnd(200) == 0)
 					recs[k][i] = (struct vmr_rec){ rnd(3), VMR_OP_DELAY | rnd(8) << VMR_DELTA_SHIFT };
+				else if (rnd(8) == 0 && run <= nr_pages)
+					recs[k][i] = fixture_run(rnd(nr_pages - run + 1), op, 0, run);
 				else
 					recs[k][i] = fixture_rec(rnd(nr_pages), op, 0, delta);
 			}
@@ -124,7 +128,7 @@ static void random_streams(void **state)
 			uint64_t ts = t[k].begin_ns;
 			for (uint32_t i = 0; i < t[k].nr; i++) {
 				struct vmr_rec r = recs[k][i];
-				ts += vmr_rec_op(r) == VMR_OP_DELAY ? vmr_rec_delay(r) : vmr_rec_delta(r);
+				ts += vmr_rec_delta(r);
 				f[n++] = (struct flat){ ts, k, i, r };
 			}
 		}

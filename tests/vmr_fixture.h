@@ -38,8 +38,8 @@ static inline int fixture_vmr(const char *path, const struct fixture_task *t, si
 		uint64_t ts = t[i].begin_ns;
 		for (uint64_t r = 0; r < t[i].nr; r++) {
 			unsigned op = vmr_rec_op(t[i].recs[r]);
-			ts += op == VMR_OP_DELAY ? vmr_rec_delay(t[i].recs[r]) : vmr_rec_delta(t[i].recs[r]);
-			vt.nr_accesses += op != VMR_OP_FREE && op != VMR_OP_DELAY;
+			ts += vmr_rec_delta(t[i].recs[r]);
+			vt.nr_accesses += op != VMR_OP_FREE ? vmr_rec_count(t[i].recs[r]) : 0;
 		}
 		vt.end_ns = ts;
 		snprintf(vt.comm, sizeof(vt.comm), "task%zu", i);
@@ -65,6 +65,11 @@ static inline int fixture_vmr(const char *path, const struct fixture_task *t, si
 	h.nr_records = first;
 	h.nr_pages = nr_pages;
 	return vmr_writer_finish(w, &h, err, sizeof(err));
+}
+
+static inline struct vmr_rec fixture_run(uint32_t page, unsigned op, int file, uint32_t count)
+{
+	return (struct vmr_rec){ page, op | VMR_F_RUN | (file ? VMR_F_FILE : 0) | count << VMR_DELTA_SHIFT };
 }
 
 static inline struct vmr_rec fixture_rec(uint32_t page, unsigned op, int file, uint32_t delta)

@@ -1,0 +1,69 @@
+#!/bin/bash
+# bench.sh BUILD — speed targets (`make bench`).  Benchmarks, not tests:
+# they print measured figures and say which targets were met; the exit
+# status is 1 when a target is missed.
+#
+#   ingest:  vmreplay ingest takes at most 1.5x `babeltrace2 -c
+#            sink.utils.dummy` on the same trace
+#   lru:     the reference replay runs at least 30 M accesses/s on one core,
+#            on a trace of at least 20 M accesses
+#
+# The benchmark trace is captured once (anon-storm, about 20 M page
+# accesses, ~50 MB of CTF) into BUILD/bench/ and reused.
+set -euo pipefail
+build=${1:-build}
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+vmr=$root/$build/vmreplay
+bench=$root/$build/bench
+export VMREPLAY_CACHE=$bench/cache
+mkdir -p "$bench"
+missed=0
+
+trace=$bench/storm/ust/uid/0/64-bit
+if [ ! -f "$bench/storm.done" ]; then
+    rm -rf "$bench/storm"
+    echo "bench: capturing the benchmark trace (anon-storm, 2 threads, 1 GiB, 20 M page accesses)"
+    capture/ust-capture.sh "$bench/storm" -- "$build/workloads/anon-storm" \
+        --threads 2 --wss-mb 1024 --run-pages 16 --touches 625000 --seed 7 --vmstat-ms 0 \
+        2>"$bench/capture.log" || { cat "$bench/capture.log"; exit 1; }
+    touch "$bench/storm.done"
+fi
+
+# best_of N CMD...: the minimum wall time of N runs, in seconds.
+best_of() {
+    local n=$1 best="" t0 t1 dt; shift
+    for _ in $(seq "$n"); do
+        t0=$(date +%s.%N); "$@" >/dev/null 2>&1; t1=$(date +%s.%N)
+        dt=$(echo "$t1 - $t0" | bc -l)
+        if [ -z "$best" ] || [ "$(echo "$dt < $best" | bc -l)" = 1 ]; then best=$dt; fi
+    done
+    echo "$best"
+}
+target() {  # NAME OK(1/0) TEXT
+    if [ "$2" = 1 ]; then echo "bench: $1: target met ($3)"; else echo "bench: $1: TARGET MISSED ($3)"; missed=1; fi
+}
+
+"$vmr" ingest -q --no-cache -f json -o "$bench/storm.vmr" "$trace" >"$bench/ingest.json"
+events=$(sed -n 's/.*"events": \([0-9]*\).*/\1/p' "$bench/ingest.json")
+accesses=$(sed -n 's/.*"accesses": \([0-9]*\).*/\1/p' "$bench/ingest.json")
+pages=$(sed -n 's/.*"pages": \([0-9]*\).*/\1/p' "$bench/ingest.json")
+size=$(du -sm "$trace" | cut -f1)
+echo "bench: trace: $events events, $accesses accesses, $pages pages, $size MB of CTF"
+
+t_dummy=$(best_of 5 babeltrace2 "$trace" -c sink.utils.dummy)
+t_ingest=$(best_of 5 "$vmr" ingest -q --no-cache -o "$bench/storm.vmr" "$trace")
+ratio=$(echo "$t_ingest / $t_dummy" | bc -l)
+printf 'bench: ingest %.3f s (%.2f M events/s); babeltrace2 dummy sink %.3f s (%.2f M events/s); ratio %.2f\n' \
+    "$t_ingest" "$(echo "$events / $t_ingest / 1000000" | bc -l)" "$t_dummy" \
+    "$(echo "$events / $t_dummy / 1000000" | bc -l)" "$ratio"
+target "ingest <= 1.5x dummy sink" "$(echo "$ratio <= 1.5" | bc -l)" "$(printf '%.2fx' "$ratio")"
+
+half=$(( pages / 2 ))
+t_lru=$(best_of 5 taskset -c 0 "$vmr" run -q -p lru -n "$half" -f tsv "$bench/storm.vmr")
+rate=$(echo "$accesses / $t_lru / 1000000" | bc -l)
+printf 'bench: lru replay, %d pages (half the footprint): %.3f s for %d accesses = %.1f M accesses/s (one core, open + verify included)\n' \
+    "$half" "$t_lru" "$accesses" "$rate"
+target "lru >= 30 M accesses/s on >= 20 M accesses" \
+    "$(echo "$rate >= 30 && $accesses >= 20000000" | bc -l)" "$(printf '%.1f M/s' "$rate")"
+exit $missed
