@@ -47,7 +47,8 @@ xargs -P "$jobs" -L 1 sh -c '"$vmr" run -q -p lru -n "$3" -f tsv -o "$work/$1.$3
 tsv=$work/missratio.tsv
 printf 'trace\tmemory_pages\tmemory_mib\taccesses\thits\tmisses\tevictions\tmiss_ratio\n' >"$tsv"
 while read -r name trace pages; do
-    awk -F'\t' -v OFS='\t' -v n="$name" 'NR == 2 {print n, $4, $5, $6, $7, $8, $10, $12}' \
+    awk -F'\t' -v OFS='\t' -v n="$name" -v p="$pages" \
+        'NR == 2 {print n, p, $5 / 1048576, $10, $11, $12, $14, $16}' \
         "$work/$name.$pages.tsv" >>"$tsv"
 done <"$work/runs"
 

@@ -39,23 +39,27 @@ static void write_result(FILE *f, enum fmt fmt, const struct vmr *v, const char 
 	double mib = (double)r->capacity * page_size / (1024.0 * 1024.0);
 	switch (fmt) {
 	case FMT_TSV:
-		fprintf(f, "trace\ttrace_hash\tpolicy\tcapacity_pages\tmemory_mib\taccesses\thits\t"
-			"misses\tcold_misses\tevictions\tfrees\tmiss_ratio\n");
-		fprintf(f, "%s\t%s\t%s\t%llu\t%.6f\t%llu\t%llu\t%llu\t%llu\t%llu\t%llu\t%.9f\n",
-			input, hex, policy, (unsigned long long)r->capacity, mib,
-			(unsigned long long)r->accesses, (unsigned long long)r->hits,
+		/* Result contract (analysis/RESULTS.md): the run's identity
+		 * first, then one numeric column per metric. */
+		fprintf(f, "trace\ttrace_hash\tpolicy\tswappiness\tmemory_limit\tnode_memory\tswap\t"
+			"seed\tversion\taccesses\thits\tmisses\tcold_misses\tevictions\tfrees\t"
+			"miss_ratio\n");
+		fprintf(f, "%s\t%s\t%s\t-\t%llu\t-\t-\t-\t%s\t%llu\t%llu\t%llu\t%llu\t%llu\t%llu\t%.9f\n",
+			input, hex, policy, (unsigned long long)(r->capacity * page_size),
+			VMREPLAY_VERSION, (unsigned long long)r->accesses, (unsigned long long)r->hits,
 			(unsigned long long)r->misses, (unsigned long long)r->cold_misses,
 			(unsigned long long)r->evictions, (unsigned long long)r->frees, ratio);
 		break;
 	case FMT_JSON:
-		fprintf(f, "{\"version\": \"%s\", \"trace\": \"", VMREPLAY_VERSION);
+		fprintf(f, "{\"meta\": {\"trace\": \"");
 		for (const char *p = input; *p; p++)
 			fprintf(f, (*p == '"' || *p == '\\') ? "\\%c" : "%c", *p);
-		fprintf(f, "\", \"trace_hash\": \"%s\", \"policy\": \"%s\", "
-			"\"capacity_pages\": %llu, \"memory_mib\": %.6f, \"counters\": {"
+		fprintf(f, "\", \"trace_hash\": \"%s\", \"policy\": \"%s\", \"swappiness\": null, "
+			"\"memory_limit\": %llu, \"node_memory\": null, \"swap\": null, \"seed\": null, "
+			"\"version\": \"%s\"}, \"metrics\": {"
 			"\"accesses\": %llu, \"hits\": %llu, \"misses\": %llu, \"cold_misses\": %llu, "
-			"\"evictions\": %llu, \"frees\": %llu}, \"miss_ratio\": %.9f}\n",
-			hex, policy, (unsigned long long)r->capacity, mib,
+			"\"evictions\": %llu, \"frees\": %llu, \"miss_ratio\": %.9f}}\n",
+			hex, policy, (unsigned long long)(r->capacity * page_size), VMREPLAY_VERSION,
 			(unsigned long long)r->accesses, (unsigned long long)r->hits,
 			(unsigned long long)r->misses, (unsigned long long)r->cold_misses,
 			(unsigned long long)r->evictions, (unsigned long long)r->frees, ratio);

@@ -121,17 +121,17 @@ run_err "an output in a missing directory: exit 1, nothing written" 1 "cannot cr
 
 # --- run: exact LRU numbers and output formats ---------------------------
 "$vmr" run -q -p lru -n 100 -f tsv -o "$tmp/r.tsv" "$tmp/b.vmr"
-check "run -f tsv: a header and one row of 12 columns" \
-    test "$(awk -F'\t' 'NR==2{print NF}' "$tmp/r.tsv") $(wc -l <"$tmp/r.tsv")" = "12 2"
+check "run -f tsv: a header and one row of 16 columns" \
+    test "$(awk -F'\t' 'NR==2{print NF}' "$tmp/r.tsv") $(wc -l <"$tmp/r.tsv")" = "16 2"
 "$vmr" run -q -p lru -n 100 -f json "$tmp/b.vmr" >"$tmp/r.json"
 check "run -f json: one object with the same misses" \
-    test "$(json_field "$tmp/r.json" misses)" = "$(awk -F'\t' 'NR==2{print $8}' "$tmp/r.tsv")"
+    test "$(json_field "$tmp/r.json" misses)" = "$(awk -F'\t' 'NR==2{print $12}' "$tmp/r.tsv")"
 "$vmr" run -q -p lru -n 100 -f tsv "$tmp/t" >"$tmp/r2.tsv"
 check "run on the trace directory equals run on its .vmr (but the input name)" \
     test "$(cut -f2- "$tmp/r.tsv")" = "$(cut -f2- "$tmp/r2.tsv")"
 "$vmr" run -q -p lru --memory 1G -f tsv "$tmp/b.vmr" >"$tmp/r3.tsv"
 check "with room for every page, misses = cold misses and no evictions" \
-    awk -F'\t' 'NR==2 && $8==$9 && $10==0 {f=1} END{exit !f}' "$tmp/r3.tsv"
+    awk -F'\t' 'NR==2 && $12==$13 && $14==0 {f=1} END{exit !f}' "$tmp/r3.tsv"
 
 # --- usage errors exit 2 -------------------------------------------------
 run_err "run without --policy" 2 "policy is required" "$vmr" run "$tmp/b.vmr"
