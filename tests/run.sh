@@ -19,7 +19,7 @@ tally() {  # $1 = name; reads TAP on stdin, echoes it, counts it
         "not ok"*) failed=$((failed + 1)); ran=1; echo "FAIL $name: $line" ;;
         "ok "*"# SKIP"*|"ok "*"# skip"*) skipped=$((skipped + 1)); ran=1; echo "SKIP $name: ${line#*# }" ;;
         "ok "*) passed=$((passed + 1)); ran=1 ;;
-        "#"*|"") ;;
+        "#"*|""|[0-9]*..[0-9]*) ;;
         *) echo "     $name: $line" ;;
         esac
     done
