@@ -25,10 +25,22 @@
 # through; its default (3000 ms) makes the workload wait for the session
 # daemon before its first event, so keep it (or use -1), never 0.
 #
-# Limitation: buffers are per user (LTTng's default), so another process of
-# the same user that emits vmreplay:* events while the capture runs (say, a
-# replay with UST output on) is recorded too.
+# Isolation: LTTng-UST buffers are per user, so a session records the
+# vmreplay:* events of every process of this user - another capture running
+# at the same time, a test suite, a replay with UST output. As root, the
+# script therefore re-executes itself in a new IPC namespace (nothing the
+# workloads use lives there) and records only events whose process is in
+# that namespace (filter on $ctx.ipc_ns), which the workload and all its
+# children inherit. Without root or unshare(1) it warns and records all.
 set -u
+
+if [ -z "${_VMREPLAY_CAPTURE_NS:-}" ] && [ "$(id -u)" = 0 ] &&
+   unshare --ipc true 2>/dev/null; then
+    export _VMREPLAY_CAPTURE_NS=1
+    exec unshare --ipc -- "$BASH" "$0" "$@"
+fi
+isolated=${_VMREPLAY_CAPTURE_NS:-0}
+unset _VMREPLAY_CAPTURE_NS
 
 prog=ust-capture
 
@@ -138,8 +150,18 @@ lt enable-channel --userspace --session="$session" \
     --subbuf-size="${VMREPLAY_SUBBUF_SIZE:-4M}" \
     --num-subbuf="${VMREPLAY_NUM_SUBBUF:-8}" \
     --blocking-timeout=inf vmreplay || fail "cannot create the channel"
-lt enable-event --userspace --session="$session" --channel=vmreplay 'vmreplay:*' ||
-    fail "cannot enable vmreplay:*"
+if [ "$isolated" = 1 ]; then
+    ipc_ns=$(readlink /proc/self/ns/ipc | tr -dc 0-9)
+    echo "$prog: recording only processes of ipc namespace $ipc_ns" >&2
+    lt enable-event --userspace --session="$session" --channel=vmreplay \
+        --filter="\$ctx.ipc_ns == $ipc_ns" 'vmreplay:*' ||
+        fail "cannot enable vmreplay:*"
+else
+    echo "$prog: not isolated (needs root and unshare): vmreplay:* events of" \
+         "every process of uid $(id -u) are recorded" >&2
+    lt enable-event --userspace --session="$session" --channel=vmreplay 'vmreplay:*' ||
+        fail "cannot enable vmreplay:*"
+fi
 lt start "$session" || fail "cannot start session $session"
 
 # In the background so that a signal reaches our trap at once; stdin is

@@ -7,7 +7,9 @@
 #    "summary" line), ranges are whole pages, every task_begin has a task_end;
 #  - nothing is discarded, and no LTTng session is left behind: after a
 #    normal run, a failing workload, SIGINT to the script alone, and SIGINT
-#    to the whole process group (Ctrl-C).
+#    to the whole process group (Ctrl-C);
+#  - a capture records only its own workload, not other instrumented
+#    processes running at the same time.
 # Usage: tests/t_capture_ust.sh BUILD   (from the repository root)
 set -u
 . tests/tap.sh
@@ -31,6 +33,8 @@ if [ ! -x "$wl/build-like" ] || [ ! -x "$wl/anon-storm" ]; then
 fi
 
 tmp=$(mktemp -d /tmp/t_capture_ust.XXXXXX)
+# (A session daemon started by ust-capture.sh is left running: other
+# captures, including concurrent runs of this test, may be using it.)
 trap 'rm -rf "$tmp"' EXIT
 
 # The contract of capture/EVENTS.md: event, then field:type in order.
@@ -207,12 +211,17 @@ env --default-signal=INT bash "$cap" "$tmp/int" -- "$wl/anon-storm" --threads 2 
     --wss-mb 8 --run-pages 1024 --touches 0 --duration 60 >"$tmp/int.log" 2>&1 &
 pid=$!
 if wait_started "$tmp/int.log" "$tmp/int"; then
+    # Meanwhile an instrumented process outside the capture: not recorded.
+    "$wl/build-like" --workers 1 --units 1 --headers 1 --vmstat-ms 0 2>"$tmp/outside.log"
     kill -INT "$pid"
     wait "$pid"
     rc=$?
     check "SIGINT to the script: exits with the workload's status (1)" [ "$rc" = 1 ]
     check "SIGINT to the script: session destroyed" session_gone "$(session_of "$tmp/int.log")"
     check_capture "anon-storm interrupted" "$tmp/int" "$tmp/int.log"
+    check "isolation: a concurrent workload outside the capture is not in the trace" \
+        [ "$(grep -c 'vmreplay:session:' "$tmp/decoded")" = 1 -a \
+          "$(grep -c 'comm = "build-like"' "$tmp/decoded")" = 0 ]
 else
     kill -KILL "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
     nok "SIGINT to the script: the capture started"; sed 's/^/# /' "$tmp/int.log"

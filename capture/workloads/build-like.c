@@ -164,6 +164,12 @@ static int parse_options(int argc, char **argv)
                opt.chunk_kb, opt.heap_mb);
         return -1;
     }
+    /* Touching more than RAM + swap would only summon the OOM killer. */
+    if (wl_ram_and_swap() > 0 && opt.workers * opt.heap_mb * MIB > wl_ram_and_swap()) {
+        wl_err("--workers %" PRIu64 " x --heap-mb %" PRIu64 " is more than RAM + swap (%" PRIu64 " MiB)",
+               opt.workers, opt.heap_mb, (uint64_t)(wl_ram_and_swap() / MIB));
+        return -1;
+    }
     if (opt.vmstat_ms > 0 && opt.vmstat_ms < 10) {
         wl_err("--vmstat-ms: %" PRIu64 " is too short (0, or at least 10)",
                opt.vmstat_ms);

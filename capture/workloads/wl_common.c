@@ -325,19 +325,34 @@ double wl_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-uint64_t wl_mem_total(void)
+/* A "Name: N kB" line of /proc/meminfo, in bytes; 0 if unknown. */
+static uint64_t meminfo(const char *key)
 {
     FILE *f = fopen("/proc/meminfo", "r");
     char line[256];
+    size_t klen = strlen(key);
     unsigned long long kb = 0;
 
     if (!f)
         return 0;
-    while (fgets(line, sizeof(line), f))
-        if (sscanf(line, "MemTotal: %llu kB", &kb) == 1)
+    while (fgets(line, sizeof(line), f)) {
+        if (strncmp(line, key, klen) == 0 && line[klen] == ':') {
+            sscanf(line + klen + 1, "%llu", &kb);
             break;
+        }
+    }
     fclose(f);
     return (uint64_t)kb * 1024;
+}
+
+uint64_t wl_mem_total(void)
+{
+    return meminfo("MemTotal");
+}
+
+uint64_t wl_ram_and_swap(void)
+{
+    return meminfo("MemTotal") + meminfo("SwapTotal");
 }
 
 /*

@@ -69,6 +69,8 @@ double wl_now(void);
 
 /* Bytes of RAM from /proc/meminfo, 0 if unknown. */
 uint64_t wl_mem_total(void);
+/* RAM + swap in bytes: more anonymous memory than this cannot be alive. */
+uint64_t wl_ram_and_swap(void);
 
 /* fork() that keeps LTTng-UST working in the child (see wl_common.c). */
 pid_t wl_fork(void);
