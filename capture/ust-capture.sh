@@ -164,12 +164,10 @@ else
 fi
 lt start "$session" || fail "cannot start session $session"
 
-# In the background so that a signal reaches our trap at once; stdin is
-# passed explicitly because bash gives background jobs /dev/null.
-exec 3<&0
-LTTNG_UST_ALLOW_BLOCKING=1 "$@" <&3 3<&- &
+# In the background so that a signal reaches our trap at once; the explicit
+# <&0 keeps our stdin (bash gives background jobs /dev/null otherwise).
+LTTNG_UST_ALLOW_BLOCKING=1 "$@" <&0 &
 wl_pid=$!
-exec 3<&-
 wait "$wl_pid"
 rc=$?
 wl_pid=""
