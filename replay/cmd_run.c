@@ -20,6 +20,7 @@ static const char usage[] =
 	"  -f, --format FMT      text (default), tsv or json\n"
 	"  -o, --out FILE        write there (whole or not at all) instead of stdout\n"
 	"  -q, --quiet           no progress line\n"
+	"      --list-policies   print NAME, takes-swappiness, stochastic (tab-separated)\n"
 	"  -h, --help            this help\n"
 	"\n"
 	"Policies:\n"
@@ -29,6 +30,27 @@ static const char usage[] =
 	"Exit status: 0 ok, 1 bad input or I/O error, 2 usage.\n";
 
 enum fmt { FMT_TEXT, FMT_TSV, FMT_JSON };
+
+/*
+ * What `vmreplay run --list-policies` prints, one line per policy:
+ * NAME, whether it takes --swappiness, whether its result depends on
+ * --seed.  `vmreplay sweep` expands its runs from this table, so a policy
+ * added here is swept with no other change.
+ */
+static const struct policy_info {
+	const char *name;
+	int takes_swappiness, stochastic;
+} policies[] = {
+	{ "lru", 0, 0 },
+};
+
+static void list_policies(FILE *f)
+{
+	for (size_t i = 0; i < sizeof(policies) / sizeof(policies[0]); i++)
+		fprintf(f, "%s\t%s\t%s\n", policies[i].name,
+			policies[i].takes_swappiness ? "yes" : "no",
+			policies[i].stochastic ? "yes" : "no");
+}
 
 static void write_result(FILE *f, enum fmt fmt, const struct vmr *v, const char *input,
 			 const char *policy, const struct lru_result *r, uint64_t page_size)
@@ -88,6 +110,7 @@ int cmd_run(int argc, char **argv)
 		{ "out", required_argument, 0, 'o' },
 		{ "quiet", no_argument, 0, 'q' },
 		{ "help", no_argument, 0, 'h' },
+		{ "list-policies", no_argument, 0, 'L' },
 		{ 0, 0, 0, 0 }
 	};
 	const char *policy = NULL, *out = "-", *memory = NULL;
@@ -113,6 +136,7 @@ int cmd_run(int argc, char **argv)
 		case 'o': out = optarg; break;
 		case 'q': progress = 0; break;
 		case 'h': fputs(usage, stdout); return EXIT_OK;
+		case 'L': list_policies(stdout); return EXIT_OK;
 		default: fputs(usage, stderr); return EXIT_USAGE;
 		}
 	}
