@@ -7,6 +7,9 @@
 #include <stdio.h>
 #include <string.h>
 
+/* The later stages' commands (analysis/, plots/, replay/cmd_sweep.c). */
+int cmd_sweep(int argc, char **argv);
+
 struct subcommand {
 	const char *name;
 	int (*fn)(int argc, char **argv);   /* NULL: not built yet */
@@ -17,7 +20,7 @@ static const struct subcommand subcommands[] = {
 	{ "capture", NULL,       "record a reclaim session of a command (LTTng + tracefs)" },
 	{ "ingest",  cmd_ingest, "decode a CTF trace into a .vmr replay file" },
 	{ "run",     cmd_run,    "replay a trace against one policy" },
-	{ "sweep",   NULL,       "run traces x policies x swappiness x seeds" },
+	{ "sweep",   cmd_sweep,      "run traces x policies x swappiness x seeds" },
 	{ "stats",   NULL,       "Welch statistics and tables over a sweep's results" },
 	{ "plot",    NULL,       "draw a sweep's figures with gnuplot" },
 	{ "analyze", NULL,       "reclaim analysis of a captured trace" },

@@ -1,0 +1,79 @@
+/*
+ * sweep_file.h — the sweep file: which runs a sweep is made of.
+ *
+ * One key per line followed by its values, blanks between them; '#'
+ * starts a comment.  List keys may repeat: their values add up.
+ *
+ *   trace        PATH [NAME]     a trace directory or .vmr (repeatable);
+ *                                relative paths are taken from the sweep
+ *                                file's directory; NAME labels it in tables
+ *                                and figures (default: the directory's name,
+ *                                or its parent's when it is called "ctf")
+ *   policy       NAME… | all     default: all (vmreplay run --list-policies)
+ *   swappiness   N…              0-200; default 1 36 71 106 141 176 200
+ *   memory-limit SIZE… | P%…     required; P% is P percent of the trace's
+ *                                distinct pages (so one sweep fits traces
+ *                                of any size); rounded down to whole pages
+ *   node-memory  SIZE…           simulated RAM; default: the run's default
+ *   swap         PRESET…         swap presets; default: the run's default
+ *   seed         N… | A-B…       default 1
+ *   events       yes|no          record each reclaim invocation (default no)
+ *   timeline     yes|no          record nr_isolated / throttling (default no)
+ *
+ * Policies that take no swappiness (lru) ignore swappiness, node-memory,
+ * swap, events and timeline; deterministic ones ignore seed.
+ */
+#ifndef SWEEP_FILE_H
+#define SWEEP_FILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct sweep_trace {
+	char *path;                    /* resolved against the file's directory */
+	char *name;
+	int line;
+};
+
+struct sweep_size {
+	uint64_t bytes;                /* when !is_pct */
+	double pct;                    /* when is_pct  */
+	int is_pct;
+};
+
+struct sweep_spec {
+	char *file;
+	struct sweep_trace *traces;
+	size_t nr_traces;
+	char **policies;               /* NULL: all */
+	int *policy_lines;
+	size_t nr_policies;
+	int *swappiness;
+	size_t nr_swappiness;
+	struct sweep_size *memory;
+	size_t nr_memory;
+	uint64_t *node_memory;
+	size_t nr_node_memory;
+	char **swap;
+	size_t nr_swap;
+	uint64_t *seeds;
+	size_t nr_seeds;
+	int events, timeline;
+};
+
+/* Limits that catch typos rather than restrict real use. */
+#define SWEEP_MAX_SEEDS    10000
+#define SWEEP_MAX_VALUES   1000         /* per key */
+
+/*
+ * Parses PATH.  Returns 0, or -1 with "PATH:LINE: KEY: reason" in err
+ * (bad data: vmreplay sweep exits 1).
+ */
+int sweep_file_read(const char *path, struct sweep_spec *s, char *err, size_t errlen);
+/* The same on TEXT already in memory; PATH names it in messages and
+ * anchors relative trace paths. */
+int sweep_file_parse(const char *path, const char *text, struct sweep_spec *s,
+		     char *err, size_t errlen);
+void sweep_file_free(struct sweep_spec *s);
+
+#endif
