@@ -2,32 +2,63 @@
 #include "atomic.h"
 #include "cli.h"
 #include "lru.h"
+#include "policy.h"
+#include "report.h"
 
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char usage[] =
+static const char usage_head[] =
 	"usage: vmreplay run --policy POLICY [options] INPUT\n"
 	"\n"
 	"Replays INPUT (a .vmr, or a trace directory, ingested through the\n"
 	"cache) against a reclaim policy and reports its counters.\n"
 	"\n"
-	"  -p, --policy NAME     the policy (see below)\n"
-	"  -m, --memory SIZE     memory for the pages, e.g. 64M, 1G\n"
-	"  -n, --pages N         the same, in pages\n"
-	"  -f, --format FMT      text (default), tsv or json\n"
-	"  -o, --out FILE        write there (whole or not at all) instead of stdout\n"
-	"  -q, --quiet           no progress line\n"
-	"      --list-policies   print NAME, takes-swappiness, stochastic (tab-separated)\n"
-	"  -h, --help            this help\n"
+	"  -p, --policy NAME       the policy (see below)\n"
+	"  -f, --format FMT        text (default), tsv or json\n"
+	"  -o, --out FILE          write there (whole or not at all) instead of stdout\n"
+	"  -q, --quiet             no progress line\n"
+	"      --list-policies     print NAME, takes-swappiness, stochastic (tab-separated)\n"
+	"  -h, --help              this help\n"
 	"\n"
-	"Policies:\n"
-	"  lru        exact page-granular LRU of the given size: the reference\n"
-	"             replay (misses, hits, evictions; no kernel model)\n"
+	"The reference LRU:\n"
+	"  -m, --memory SIZE       memory for the pages, e.g. 64M, 1G\n"
+	"  -n, --pages N           the same, in pages\n"
+	"\n"
+	"Kernel policies:\n"
+	"  -s, --swappiness N      0-200 (default 60)\n"
+	"      --memory-limit SIZE the memory cgroup's limit (default: the capture's;\n"
+	"                          0 = no limit)\n"
+	"      --node-memory SIZE  RAM of the simulated machine (default: the capture's)\n"
+	"      --swap DEV          swap device: PRESET[,size=SIZE][,read=NS][,write=NS]\n"
+	"                          [,depth=N][,jitter=PCT], or none (default\n"
+	"                          zram,size=<node memory / 2>)\n"
+	"      --file-device DEV   the file system's device (default ssd)\n"
+	"      --seed N            seed of the I/O latency jitter (default 1)\n"
+	"      --deadline NS       work_done counts accesses done by then (default:\n"
+	"                          the trace's recorded span)\n"
+	"      --events FILE       one TSV line per reclaim invocation\n"
+	"      --timeline FILE     TSV of nr_isolated (anon, file) and throttles over time\n"
+	"      --tasks FILE        TSV of per-task completion time, accesses, stall\n"
+	"\n"
+	"Devices:\n";
+
+static const char usage_tail[] =
 	"\n"
 	"Exit status: 0 ok, 1 bad input or I/O error, 2 usage.\n";
+
+static void usage(FILE *f)
+{
+	fputs(usage_head, f);
+	fputs(backing_presets_help, f);
+	fputs("\nPolicies:\n  lru                        exact page-granular LRU of the given size: the\n"
+	      "                             reference replay (no kernel model)\n", f);
+	for (int i = 0; reclaim_policies[i]; i++)
+		fprintf(f, "  %-26s %s\n", reclaim_policies[i]->name, reclaim_policies[i]->summary);
+	fputs(usage_tail, f);
+}
 
 enum fmt { FMT_TEXT, FMT_TSV, FMT_JSON };
 
@@ -35,21 +66,14 @@ enum fmt { FMT_TEXT, FMT_TSV, FMT_JSON };
  * What `vmreplay run --list-policies` prints, one line per policy:
  * NAME, whether it takes --swappiness, whether its result depends on
  * --seed.  `vmreplay sweep` expands its runs from this table, so a policy
- * added here is swept with no other change.
+ * added to reclaim_policies[] is swept with no other change.
  */
-static const struct policy_info {
-	const char *name;
-	int takes_swappiness, stochastic;
-} policies[] = {
-	{ "lru", 0, 0 },
-};
-
 static void list_policies(FILE *f)
 {
-	for (size_t i = 0; i < sizeof(policies) / sizeof(policies[0]); i++)
-		fprintf(f, "%s\t%s\t%s\n", policies[i].name,
-			policies[i].takes_swappiness ? "yes" : "no",
-			policies[i].stochastic ? "yes" : "no");
+	fprintf(f, "lru\tno\tno\n");
+	for (int i = 0; reclaim_policies[i]; i++)
+		fprintf(f, "%s\t%s\tyes\n", reclaim_policies[i]->name,
+			reclaim_policies[i]->takes_swappiness ? "yes" : "no");
 }
 
 static void write_result(FILE *f, enum fmt fmt, const struct vmr *v, const char *input,
@@ -100,6 +124,148 @@ static void write_result(FILE *f, enum fmt fmt, const struct vmr *v, const char 
 	}
 }
 
+/* Options of a kernel-policy run. */
+struct kernel_opts {
+	const char *swappiness, *memory_limit, *node_memory, *swap, *file_dev, *seed, *deadline;
+	const char *events, *timeline, *tasks;
+};
+
+static int parse_device(const char *opt, const char *spec, struct backing_params *p, uint64_t *size)
+{
+	char err[256];
+	if (backing_parse(spec, p, size, err, sizeof(err)) != 0)
+		return cli_error(EXIT_USAGE, "run", "%s: %s", opt, err);
+	return 0;
+}
+
+/* Writes an optional side output (--events, --timeline, --tasks). */
+static int side_output(const char *path, const struct engine *e,
+		       void (*fn)(FILE *, const struct engine *))
+{
+	struct atomic_file af;
+	char err[1024];
+	if (!path)
+		return 0;
+	if (atomic_open(&af, path, err, sizeof(err)) != 0)
+		return cli_error(EXIT_FAIL, "run", "%s", err);
+	fn(af.fp, e);
+	if (atomic_commit(&af, err, sizeof(err)) != 0)
+		return cli_error(EXIT_FAIL, "run", "%s", err);
+	return 0;
+}
+
+static int run_kernel(const struct reclaim_policy *pol, const struct kernel_opts *k,
+		      const char *input, const char *out, enum fmt fmt, int progress)
+{
+	struct engine_params p = { .policy = pol, .swappiness = 60, .seed = 1, .progress = progress };
+	uint64_t v64;
+	if (k->swappiness) {
+		if (cli_parse_u64(k->swappiness, 0, MAX_SWAPPINESS, &v64) != 0)
+			return cli_error(EXIT_USAGE, "run", "--swappiness: '%s' is not 0-200", k->swappiness);
+		p.swappiness = (int)v64;
+	}
+	int limit_given = 0;
+	if (k->memory_limit) {
+		if (cli_parse_size(k->memory_limit, &p.memory_limit) != 0)
+			return cli_error(EXIT_USAGE, "run", "--memory-limit: '%s' is not a size", k->memory_limit);
+		limit_given = 1;
+	}
+	if (k->node_memory && (cli_parse_size(k->node_memory, &p.node_memory) != 0 ||
+			       p.node_memory < (16ull << 20) || p.node_memory > (1ull << 46)))
+		return cli_error(EXIT_USAGE, "run", "--node-memory: '%s' is not a size from 16M to 64T",
+				 k->node_memory);
+	if (k->seed && cli_parse_u64(k->seed, 0, UINT64_MAX, &p.seed) != 0)
+		return cli_error(EXIT_USAGE, "run", "--seed: '%s' is not a number", k->seed);
+	if (k->deadline && cli_parse_u64(k->deadline, 1, UINT64_MAX, &p.deadline) != 0)
+		return cli_error(EXIT_USAGE, "run", "--deadline: '%s' is not a time in ns", k->deadline);
+	const char *swap_spec = k->swap ? k->swap : "zram";
+	int no_swap = strcmp(swap_spec, "none") == 0;
+	uint64_t swap_size = 0;
+	if (parse_device("--swap", no_swap ? "zram" : swap_spec, &p.swap, &swap_size))
+		return EXIT_USAGE;
+	if (parse_device("--file-device", k->file_dev ? k->file_dev : "ssd", &p.file, NULL))
+		return EXIT_USAGE;
+
+	struct vmr v;
+	char path[4200], err[1024];
+	if (cli_open_input(input, &v, path, sizeof(path), progress, err, sizeof(err)) != 0)
+		return cli_error(EXIT_FAIL, "run", "%s", err);
+	if (v.hdr->nr_accesses == 0) {
+		vmr_close(&v);
+		return cli_error(EXIT_FAIL, "run", "%s: the trace holds no memory accesses to replay", input);
+	}
+	char buf[64];
+	if (!limit_given && vmr_meta_get(&v, "memory_limit", buf, sizeof(buf)))
+		p.memory_limit = strtoull(buf, NULL, 10);
+	if (limit_given && p.memory_limit == 0)
+		p.memory_limit = 0;
+	/* A limit of 0 from the command line means "no cgroup limit". */
+	if (!p.node_memory) {
+		p.node_memory = vmr_meta_get(&v, "mem_total", buf, sizeof(buf)) ? strtoull(buf, NULL, 10) : 0;
+		if (!p.node_memory)
+			p.node_memory = 2 * v.hdr->nr_pages * 4096 + (64ull << 20);
+	}
+	p.swap_size = no_swap ? 0 : swap_size ? swap_size : p.node_memory / 2;
+
+	struct atomic_file tl = { 0 };
+	if (k->timeline) {
+		if (atomic_open(&tl, k->timeline, err, sizeof(err)) != 0) {
+			vmr_close(&v);
+			return cli_error(EXIT_FAIL, "run", "%s", err);
+		}
+		fprintf(tl.fp, "time_ns\tnr_isolated_anon\tnr_isolated_file\tthrottled_total\n");
+		p.timeline = tl.fp;
+	}
+	struct engine *e = malloc(sizeof(*e));
+	int rc = EXIT_OK;
+	if (!e || engine_init(e, &v, &p, err, sizeof(err)) != 0) {
+		free(e);
+		if (k->timeline)
+			atomic_abort(&tl);
+		vmr_close(&v);
+		return cli_error(EXIT_FAIL, "run", "%s", e ? err : "out of memory");
+	}
+	/* With no cgroup limit the engine ignores the capture's limit too. */
+	if (limit_given && !p.memory_limit && e->nr_memcgs > 1)
+		e->memcgs[1].max = UINT64_MAX;
+	if (engine_run(e) != 0) {
+		rc = cli_error(EXIT_FAIL, "run", "out of memory during the replay");
+		goto done;
+	}
+	struct report_identity id = {
+		.trace = input, .policy = pol->name, .swappiness = p.swappiness,
+		.memory_limit = e->nr_memcgs > 1 && e->memcgs[1].max != UINT64_MAX ?
+				e->memcgs[1].max * 4096 : 0,
+		.node_memory = p.node_memory, .swap = no_swap ? "none" : p.swap.name, .seed = p.seed,
+	};
+	struct atomic_file af;
+	if (atomic_open(&af, out, err, sizeof(err)) != 0) {
+		rc = cli_error(EXIT_FAIL, "run", "%s", err);
+		goto done;
+	}
+	report_write(af.fp, fmt == FMT_TSV ? REPORT_TSV : fmt == FMT_JSON ? REPORT_JSON : REPORT_TEXT,
+		     e, &id);
+	if (atomic_commit(&af, err, sizeof(err)) != 0) {
+		rc = cli_error(EXIT_FAIL, "run", "%s", err);
+		goto done;
+	}
+	if (side_output(k->events, e, report_events) || side_output(k->tasks, e, report_tasks))
+		rc = EXIT_FAIL;
+done:
+	if (k->timeline) {
+		if (rc == EXIT_OK) {
+			if (atomic_commit(&tl, err, sizeof(err)) != 0)
+				rc = cli_error(EXIT_FAIL, "run", "%s", err);
+		} else {
+			atomic_abort(&tl);
+		}
+	}
+	engine_free(e);
+	free(e);
+	vmr_close(&v);
+	return rc;
+}
+
 int cmd_run(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -111,14 +277,36 @@ int cmd_run(int argc, char **argv)
 		{ "quiet", no_argument, 0, 'q' },
 		{ "help", no_argument, 0, 'h' },
 		{ "list-policies", no_argument, 0, 'L' },
+		{ "swappiness", required_argument, 0, 's' },
+		{ "memory-limit", required_argument, 0, 1 },
+		{ "node-memory", required_argument, 0, 2 },
+		{ "swap", required_argument, 0, 3 },
+		{ "file-device", required_argument, 0, 4 },
+		{ "seed", required_argument, 0, 5 },
+		{ "deadline", required_argument, 0, 6 },
+		{ "events", required_argument, 0, 7 },
+		{ "timeline", required_argument, 0, 8 },
+		{ "tasks", required_argument, 0, 9 },
 		{ 0, 0, 0, 0 }
 	};
+	struct kernel_opts k = { 0 };
+	int kernel_opt = 0;
 	const char *policy = NULL, *out = "-", *memory = NULL;
 	uint64_t pages = 0;
 	int have_pages = 0, progress = 1, c;
 	enum fmt fmt = FMT_TEXT;
-	while ((c = getopt_long(argc, argv, "p:m:n:f:o:qh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "p:m:n:f:o:qhs:", opts, NULL)) != -1) {
 		switch (c) {
+		case 's': k.swappiness = optarg; kernel_opt = 1; break;
+		case 1: k.memory_limit = optarg; kernel_opt = 1; break;
+		case 2: k.node_memory = optarg; kernel_opt = 1; break;
+		case 3: k.swap = optarg; kernel_opt = 1; break;
+		case 4: k.file_dev = optarg; kernel_opt = 1; break;
+		case 5: k.seed = optarg; kernel_opt = 1; break;
+		case 6: k.deadline = optarg; kernel_opt = 1; break;
+		case 7: k.events = optarg; kernel_opt = 1; break;
+		case 8: k.timeline = optarg; kernel_opt = 1; break;
+		case 9: k.tasks = optarg; kernel_opt = 1; break;
 		case 'p': policy = optarg; break;
 		case 'm': memory = optarg; break;
 		case 'n':
@@ -135,19 +323,29 @@ int cmd_run(int argc, char **argv)
 			break;
 		case 'o': out = optarg; break;
 		case 'q': progress = 0; break;
-		case 'h': fputs(usage, stdout); return EXIT_OK;
+		case 'h': usage(stdout); return EXIT_OK;
 		case 'L': list_policies(stdout); return EXIT_OK;
-		default: fputs(usage, stderr); return EXIT_USAGE;
+		default: usage(stderr); return EXIT_USAGE;
 		}
 	}
 	if (optind != argc - 1) {
-		fputs(usage, stderr);
+		usage(stderr);
 		return EXIT_USAGE;
 	}
 	if (!policy)
 		return cli_error(EXIT_USAGE, "run", "--policy is required (see vmreplay run --help)");
-	if (strcmp(policy, "lru") != 0)
-		return cli_error(EXIT_USAGE, "run", "--policy: unknown policy '%s' (see vmreplay run --help)", policy);
+	if (strcmp(policy, "lru") != 0) {
+		const struct reclaim_policy *pol = policy_find(policy);
+		if (!pol)
+			return cli_error(EXIT_USAGE, "run", "--policy: unknown policy '%s' (see vmreplay run --help)", policy);
+		if (memory || have_pages)
+			return cli_error(EXIT_USAGE, "run", "--memory/--pages size the lru policy; "
+					 "kernel policies take --memory-limit and --node-memory");
+		return run_kernel(pol, &k, argv[optind], out, fmt, progress);
+	}
+	if (kernel_opt)
+		return cli_error(EXIT_USAGE, "run", "the lru policy takes only --memory or --pages "
+				 "(swappiness, limits, devices and seeds are for kernel policies)");
 	if (!!memory + have_pages != 1)
 		return cli_error(EXIT_USAGE, "run", "the lru policy needs its size: --memory or --pages");
 	uint64_t mem_bytes = 0;

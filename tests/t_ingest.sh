@@ -140,8 +140,9 @@ run_err "run with an absurd page count" 2 "--pages: '-5'" "$vmr" run -p lru -n -
 run_err "run with an absurd memory size" 2 "--memory: '12Q'" "$vmr" run -p lru -m 12Q "$tmp/b.vmr"
 run_err "run with a bad format" 2 "--format: 'xml'" "$vmr" run -p lru -n 1 -f xml "$tmp/b.vmr"
 run_err "an unknown subcommand" 2 "'frobnicate' is not a subcommand" "$vmr" frobnicate
-for sub in sweep stats plot capture analyze; do
-    run_err "$sub is not built yet and says so" 2 "not built yet" "$vmr" $sub
+# Subcommands the overview marks as not built yet refuse to run.
+for sub in $("$vmr" --help | awk '/not built yet/ {print $1}'); do
+    run_err "$sub is not built yet and says so" 2 "not built yet" "$vmr" "$sub"
 done
 "$vmr" run --help >"$tmp/out"; check "run --help lists the lru policy" grep -q '^  lru ' "$tmp/out"
 "$vmr" ingest --help >"$tmp/out"; check "ingest --help exits 0" test $? -eq 0

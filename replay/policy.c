@@ -1,0 +1,20 @@
+/* policy.c — the table of reclaim policies `vmreplay run` knows. */
+#include "policy.h"
+#include "policy_classic.h"
+
+#include <string.h>
+
+const struct reclaim_policy *const reclaim_policies[] = {
+	&policy_classic,
+	&policy_classic_early_exit,
+	&policy_classic_early_exit_direct,
+	NULL,
+};
+
+const struct reclaim_policy *policy_find(const char *name)
+{
+	for (int i = 0; reclaim_policies[i]; i++)
+		if (strcmp(reclaim_policies[i]->name, name) == 0)
+			return reclaim_policies[i];
+	return NULL;
+}

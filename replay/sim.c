@@ -1,0 +1,227 @@
+/* sim.c — event queue and coroutines for the replay engine (see sim.h). */
+#include "sim.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define SIM_STACK_SIZE (256 * 1024)
+
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/common_interface_defs.h>
+#define ASAN_FIBERS 1
+#endif
+
+int sim_init(struct sim *s, uint32_t wake_kind)
+{
+	memset(s, 0, sizeof(*s));
+	s->wake_kind = wake_kind;
+	s->cap = 1024;
+	s->heap = malloc(s->cap * sizeof(*s->heap));
+	return s->heap ? 0 : -1;
+}
+
+void sim_free(struct sim *s)
+{
+	free(s->heap);
+	memset(s, 0, sizeof(*s));
+}
+
+static int earlier(const struct sim_event *a, const struct sim_event *b)
+{
+	return a->time < b->time || (a->time == b->time && a->seq < b->seq);
+}
+
+void sim_at(struct sim *s, simtime_t t, uint32_t kind, uint32_t id, uint64_t arg)
+{
+	if (t < s->now)
+		t = s->now;
+	if (s->nr == s->cap) {
+		struct sim_event *h = realloc(s->heap, 2 * s->cap * sizeof(*h));
+		if (!h) {
+			s->failed = 1;
+			return;
+		}
+		s->heap = h;
+		s->cap *= 2;
+	}
+	struct sim_event ev = { t, s->seq++, kind, id, arg };
+	uint32_t i = s->nr++;
+	while (i > 0) {
+		uint32_t parent = (i - 1) / 2;
+		if (!earlier(&ev, &s->heap[parent]))
+			break;
+		s->heap[i] = s->heap[parent];
+		i = parent;
+	}
+	s->heap[i] = ev;
+}
+
+int sim_next(struct sim *s, struct sim_event *ev)
+{
+	if (s->nr == 0)
+		return 0;
+	*ev = s->heap[0];
+	struct sim_event last = s->heap[--s->nr];
+	uint32_t i = 0;
+	for (;;) {
+		uint32_t l = 2 * i + 1, r = l + 1, m = i;
+		const struct sim_event *best = &last;
+		if (l < s->nr && earlier(&s->heap[l], best)) {
+			m = l;
+			best = &s->heap[l];
+		}
+		if (r < s->nr && earlier(&s->heap[r], best))
+			m = r;
+		if (m == i)
+			break;
+		s->heap[i] = s->heap[m];
+		i = m;
+	}
+	if (s->nr)
+		s->heap[i] = last;
+	s->now = ev->time;
+	return 1;
+}
+
+/* ---- coroutines ---------------------------------------------------- */
+
+static struct sim *tramp_sim;   /* the simulator whose thread is starting */
+
+#ifdef ASAN_FIBERS
+/* AddressSanitizer must be told about every stack switch. */
+static const void *main_bottom;
+static size_t main_size;
+static void *main_fake;
+#endif
+
+/* The event loop hands the CPU to thread TH. */
+static void enter(struct sim *s, struct sim_thread *th)
+{
+#ifdef ASAN_FIBERS
+	__sanitizer_start_switch_fiber(&main_fake, th->stack, SIM_STACK_SIZE);
+#endif
+	swapcontext(&s->main_ctx, &th->ctx);
+#ifdef ASAN_FIBERS
+	__sanitizer_finish_switch_fiber(main_fake, NULL, NULL);
+#endif
+}
+
+/* Thread TH hands the CPU back to the event loop. */
+static void leave(struct sim *s, struct sim_thread *th, int finishing)
+{
+#ifdef ASAN_FIBERS
+	__sanitizer_start_switch_fiber(finishing ? NULL : &th->fake_stack, main_bottom, main_size);
+#else
+	(void)finishing;
+#endif
+	swapcontext(&th->ctx, &s->main_ctx);
+#ifdef ASAN_FIBERS
+	__sanitizer_finish_switch_fiber(th->fake_stack, NULL, NULL);
+#endif
+}
+
+static void trampoline(void)
+{
+	struct sim *s = tramp_sim;
+	struct sim_thread *th = s->current;
+#ifdef ASAN_FIBERS
+	__sanitizer_finish_switch_fiber(NULL, &main_bottom, &main_size);
+#endif
+	th->fn(th->arg);
+	th->running = 0;
+	s->current = NULL;
+	leave(s, th, 1);
+}
+
+int sim_thread_start(struct sim *s, struct sim_thread *th, void (*fn)(void *), void *arg)
+{
+	if (!th->stack && !(th->stack = malloc(SIM_STACK_SIZE)))
+		return -1;
+	getcontext(&th->ctx);
+	th->ctx.uc_stack.ss_sp = th->stack;
+	th->ctx.uc_stack.ss_size = SIM_STACK_SIZE;
+	th->ctx.uc_link = NULL;
+	makecontext(&th->ctx, trampoline, 0);
+	th->fn = fn;
+	th->arg = arg;
+	th->running = 1;
+	tramp_sim = s;
+	s->current = th;
+	enter(s, th);
+	return 0;
+}
+
+void sim_thread_resume(struct sim *s, struct sim_thread *th, uint64_t gen)
+{
+	if (!th->running || (uint32_t)th->wait_gen != (uint32_t)gen)
+		return;                 /* a timeout that lost to a wake-up */
+	s->current = th;
+	enter(s, th);
+}
+
+void sim_thread_free(struct sim_thread *th)
+{
+	free(th->stack);
+	th->stack = NULL;
+}
+
+/* Parks the current thread until a wake event of its current generation. */
+static void park(struct sim *s)
+{
+	struct sim_thread *th = s->current;
+	s->current = NULL;
+	leave(s, th, 0);
+}
+
+void sim_sleep(struct sim *s, simtime_t delay)
+{
+	struct sim_thread *th = s->current;
+	th->wait_gen++;
+	sim_at(s, s->now + delay, s->wake_kind, (uint32_t)th->wait_gen, (uint64_t)(uintptr_t)th);
+	park(s);
+}
+
+int sim_wait(struct sim *s, struct sim_waitq *q, simtime_t timeout)
+{
+	struct sim_thread *th = s->current;
+	if (q->nr == q->cap) {
+		uint32_t cap = q->cap ? 2 * q->cap : 8;
+		struct sim_thread **t = realloc(q->t, cap * sizeof(*t));
+		if (!t) {
+			s->failed = 1;
+			return 0;
+		}
+		q->t = t;
+		q->cap = cap;
+	}
+	q->t[q->nr++] = th;
+	th->woken = 0;
+	th->wait_gen++;
+	sim_at(s, s->now + timeout, s->wake_kind, (uint32_t)th->wait_gen, (uint64_t)(uintptr_t)th);
+	park(s);
+	/* Timed out: leave the queue (a wake-up empties it itself). */
+	for (uint32_t i = 0; i < q->nr; i++)
+		if (q->t[i] == th) {
+			memmove(q->t + i, q->t + i + 1, (q->nr - i - 1) * sizeof(*q->t));
+			q->nr--;
+			break;
+		}
+	return th->woken;
+}
+
+void sim_wake_all(struct sim *s, struct sim_waitq *q)
+{
+	for (uint32_t i = 0; i < q->nr; i++) {
+		struct sim_thread *th = q->t[i];
+		th->woken = 1;
+		th->wait_gen++;   /* the pending timeout becomes stale */
+		sim_at(s, s->now, s->wake_kind, (uint32_t)th->wait_gen, (uint64_t)(uintptr_t)th);
+	}
+	q->nr = 0;
+}
+
+void sim_waitq_free(struct sim_waitq *q)
+{
+	free(q->t);
+	memset(q, 0, sizeof(*q));
+}
