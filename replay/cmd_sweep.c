@@ -270,7 +270,7 @@ int cmd_sweep(int argc, char **argv)
 	}
 
 	const char *file = argv[optind];
-	char err[4096], dirbuf[PATH_MAX], dir[PATH_MAX];
+	char err[4096] = "", dirbuf[PATH_MAX], dir[PATH_MAX];
 	struct sweep_spec spec;
 	if (sweep_file_read(file, &spec, err, sizeof(err)) != 0) {
 		free(sbatch);
@@ -292,7 +292,7 @@ int cmd_sweep(int argc, char **argv)
 	}
 	if (sweep_mkdirs(dir_opt, err, sizeof(err)) != 0 || !realpath(dir_opt, dir)) {
 		if (!err[0])
-			snprintf(err, sizeof(err), "%s: %s", dir_opt, strerror(errno));
+			snprintf(err, sizeof(err), "%.3000s: %s", dir_opt, strerror(errno));
 		cli_error(EXIT_FAIL, "sweep", "%s", err);
 		goto out;
 	}

@@ -206,7 +206,7 @@ int sweep_exec(const struct sweep_plan *plan, const size_t *todo, size_t n,
 		}
 		unlink(staged);
 		if (rep->failed++ == 0)
-			snprintf(rep->first_error, sizeof(rep->first_error), "run %s (%s, %s): %s",
+			snprintf(rep->first_error, sizeof(rep->first_error), "run %s (%s, %s): %.800s",
 				 r->id, plan->traces[r->trace].name, r->policy, why);
 	}
 	if (o->progress) {

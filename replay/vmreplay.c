@@ -9,6 +9,7 @@
 
 /* The later stages' commands (analysis/, plots/, replay/cmd_sweep.c). */
 int cmd_sweep(int argc, char **argv);
+int cmd_stats(int argc, char **argv);
 
 struct subcommand {
 	const char *name;
@@ -21,7 +22,7 @@ static const struct subcommand subcommands[] = {
 	{ "ingest",  cmd_ingest, "decode a CTF trace into a .vmr replay file" },
 	{ "run",     cmd_run,    "replay a trace against one policy" },
 	{ "sweep",   cmd_sweep,      "run traces x policies x swappiness x seeds" },
-	{ "stats",   NULL,       "Welch statistics and tables over a sweep's results" },
+	{ "stats",   cmd_stats,      "Welch statistics and tables over a sweep's results" },
 	{ "plot",    NULL,       "draw a sweep's figures with gnuplot" },
 	{ "analyze", NULL,       "reclaim analysis of a captured trace" },
 };

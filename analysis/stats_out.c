@@ -1,0 +1,133 @@
+/* stats_out.c — a sweep's statistics as TSV (for gnuplot) and JSON. */
+#include "stats.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+
+/* gnuplot reads "NaN" as a missing point; %.17g round-trips a double. */
+static void num(FILE *f, double v)
+{
+	if (isnan(v) || isinf(v))
+		fputs("\tNaN", f);
+	else
+		fprintf(f, "\t%.17g", v);
+}
+
+void stats_write_tsv(FILE *f, const struct stats *st)
+{
+	fputs("trace\tmemory_limit\tmemory_mib\tnode_memory\tswap\tpolicy\tswappiness\tmetric\t"
+	      "n\tmean\tsd\tci_low\tci_high\tbaseline\ttest\tdiff\trel_diff\tt\tdf\tp\tp_holm\t"
+	      "significant\tcohens_d\n", f);
+	for (size_t i = 0; i < st->nr_rows; i++) {
+		const struct stats_row *r = &st->rows[i];
+		const struct stats_group *g = &st->groups[r->group];
+		fprintf(f, "%s\t%" PRIu64 "\t%.17g\t", g->trace, g->memory_limit,
+			g->memory_limit / 1048576.0);
+		if (g->node_memory)
+			fprintf(f, "%" PRIu64, g->node_memory);
+		else
+			fputc('-', f);
+		fprintf(f, "\t%s\t%s\t", g->swap, g->policy);
+		if (g->swappiness >= 0)
+			fprintf(f, "%d", g->swappiness);
+		else
+			fputc('-', f);
+		fprintf(f, "\t%s\t%zu", st->metrics[r->metric], r->n);
+		num(f, r->mean);
+		num(f, r->sd);
+		num(f, r->ci_low);
+		num(f, r->ci_high);
+		fprintf(f, "\t%s\t%s", r->base >= 0 ? st->groups[st->rows[r->base].group].policy : "-",
+			stats_test_name(r->test));
+		num(f, r->diff);
+		num(f, r->rel_diff);
+		num(f, r->t);
+		num(f, r->df);
+		num(f, r->p);
+		num(f, r->p_holm);
+		fprintf(f, "\t%d", r->significant);
+		num(f, r->d);
+		fputc('\n', f);
+	}
+}
+
+static void jnum(FILE *f, const char *key, double v, int comma)
+{
+	if (isnan(v) || isinf(v))
+		fprintf(f, "\"%s\": null", key);
+	else
+		fprintf(f, "\"%s\": %.17g", key, v);
+	if (comma)
+		fputs(", ", f);
+}
+
+/* Names are restricted to [A-Za-z0-9._+-] by the sweep file, so they
+ * need no escaping; metric names come from result headers, so escape. */
+static void jstr(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fprintf(f, "\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			fprintf(f, "\\u%04x", *s);
+		else
+			fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+void stats_write_json(FILE *f, const struct stats *st)
+{
+	fprintf(f, "{\"conf_level\": %g, \"alpha\": %g, \"correction\": \"holm\", "
+		"\"tests\": %zu, \"results\": %zu, \"missing\": %zu, \"rows\": [",
+		st->conf_level, st->alpha, st->nr_tests, st->nr_results, st->nr_missing);
+	for (size_t i = 0; i < st->nr_rows; i++) {
+		const struct stats_row *r = &st->rows[i];
+		const struct stats_group *g = &st->groups[r->group];
+		fputs(i ? ",\n  {" : "\n  {", f);
+		fputs("\"trace\": ", f);
+		jstr(f, g->trace);
+		fprintf(f, ", \"memory_limit\": %" PRIu64 ", \"node_memory\": ", g->memory_limit);
+		if (g->node_memory)
+			fprintf(f, "%" PRIu64, g->node_memory);
+		else
+			fputs("null", f);
+		fputs(", \"swap\": ", f);
+		if (g->swap[0] && g->swap[0] != '-')
+			jstr(f, g->swap);
+		else
+			fputs("null", f);
+		fputs(", \"policy\": ", f);
+		jstr(f, g->policy);
+		if (g->swappiness >= 0)
+			fprintf(f, ", \"swappiness\": %d", g->swappiness);
+		else
+			fputs(", \"swappiness\": null", f);
+		fputs(", \"metric\": ", f);
+		jstr(f, st->metrics[r->metric]);
+		fprintf(f, ", \"n\": %zu, ", r->n);
+		jnum(f, "mean", r->mean, 1);
+		jnum(f, "sd", r->sd, 1);
+		jnum(f, "ci_low", r->ci_low, 1);
+		jnum(f, "ci_high", r->ci_high, 0);
+		if (r->base < 0) {
+			fputs(", \"test\": null}", f);
+			continue;
+		}
+		fputs(", \"test\": {\"baseline\": ", f);
+		jstr(f, st->groups[st->rows[r->base].group].policy);
+		fprintf(f, ", \"state\": \"%s\", ", stats_test_name(r->test));
+		jnum(f, "diff", r->diff, 1);
+		jnum(f, "rel_diff", r->rel_diff, 1);
+		jnum(f, "t", r->t, 1);
+		jnum(f, "df", r->df, 1);
+		jnum(f, "p", r->p, 1);
+		jnum(f, "p_holm", r->p_holm, 1);
+		fprintf(f, "\"significant\": %s, ", r->significant ? "true" : "false");
+		jnum(f, "cohens_d", r->d, 0);
+		fputs("}}", f);
+	}
+	fputs("\n]}\n", f);
+}
