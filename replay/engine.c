@@ -363,9 +363,7 @@ static int needs_slowpath(struct engine *e, struct task_state *t, uint32_t pfn)
 	const struct folio *f = &e->folio[pfn];
 	if (f->flags & PG_resident)
 		return 0;
-	if (f->flags & (PG_swapped | PG_locked))
-		return 1;
-	if (!(f->flags & PG_swapbacked) && (f->flags & PG_seen))
+	if (f->flags & PG_locked)
 		return 1;
 	if (e->node.nr_free <= e->node.watermark[WMARK_MIN])
 		return 1;
@@ -402,8 +400,9 @@ static int fault_in(struct engine *e, struct task_state *t, uint32_t pfn, unsign
 	e->procs[t->proc].rss++;
 
 	if (major) {
-		/* A refault: the task waits for the read.  The folio joins
-		 * the LRU once it is up to date (DEVIATIONS.md). */
+		/* A refault: the task waits for the read (task_step resumes it
+		 * at io_until).  The folio is installed when the read is issued,
+		 * so other tasks do not wait for it (DEVIATIONS.md). */
 		struct backing *dev = file ? &e->file : &e->swap;
 		simtime_t done = backing_submit(dev, e->sim.now, dev->p.read_ns,
 						(uint32_t)engine_rand(e, 1ull << 32));
@@ -412,9 +411,8 @@ static int fault_in(struct engine *e, struct task_state *t, uint32_t pfn, unsign
 			count_vm_events(e, VM_pgmajfault, 1);
 		if (!file)
 			count_vm_events(e, VM_pswpin, 1);
-		simtime_t t0 = e->sim.now;
-		sim_sleep(&e->sim, done - e->sim.now);
-		t->stall_ns += e->sim.now - t0;
+		t->io_until = done;
+		t->stall_ns += done - e->sim.now;
 	}
 
 	f->flags |= PG_resident | PG_seen;
@@ -542,7 +540,7 @@ static void task_step(struct engine *e, struct task_state *t)
 		unsigned op = vmr_rec_op(r);
 		if (op != VMR_OP_DELAY) {
 			uint32_t count = vmr_rec_count(r);
-			for (; t->sub < count; t->sub++) {
+			while (t->sub < count) {
 				int res = access_page(e, t, r.page + t->sub, op, vmr_rec_is_file(r));
 				if (res < 0) {
 					t->blocked = 1;
@@ -552,10 +550,25 @@ static void task_step(struct engine *e, struct task_state *t)
 					task_finish(e, t);
 					return;
 				}
+				t->sub++;
+				simtime_t done = t->io_until > e->sim.now ? t->io_until : e->sim.now;
 				if (op != VMR_OP_FREE) {
 					t->accesses++;
-					if (e->sim.now <= e->deadline)
+					if (done <= e->deadline)
 						e->work_done++;
+				}
+				if (t->io_until > e->sim.now) {
+					/* Waiting for a read: resume when it completes. */
+					if (t->sub == count) {
+						t->sub = 0;
+						t->p++;
+						t->next = done + (t->p < t->end ? vmr_rec_delta(*t->p) : 0);
+					} else {
+						t->next = done;
+					}
+					t->io_until = 0;
+					sim_at(&e->sim, t->next, EV_TASK, (uint32_t)(t - e->tasks), 0);
+					return;
 				}
 			}
 		}

@@ -78,6 +78,7 @@ struct task_state {
 	int finished;
 	uint32_t proc;
 	simtime_t next;              /* when the next record runs */
+	simtime_t io_until;          /* a read the task waits for ends then */
 	simtime_t done;              /* completion time (0 while running) */
 	uint64_t accesses;
 	uint64_t stall_ns;

@@ -317,7 +317,7 @@ out:
 /* shrink_lruvec: scan the four lists in proportion to get_scan_count.
  * Once the goal is met, the smaller of anon/file stops and the larger is
  * cut down so both keep the ratio they were asked for. */
-static void shrink_lruvec(struct engine *e, int memcg, struct scan_control *sc)
+void shrink_lruvec(struct engine *e, int memcg, struct scan_control *sc)
 {
 	uint64_t nr[NR_LRU_LISTS], targets[NR_LRU_LISTS];
 	uint64_t nr_to_scan, nr_reclaimed = 0, nr_to_reclaim = sc->nr_to_reclaim;

@@ -37,7 +37,11 @@ struct sim_event {
 };
 
 struct sim_thread {
+#if defined(__x86_64__)
+	void *sp;             /* saved stack pointer (sim.c's own switch) */
+#else
 	ucontext_t ctx;
+#endif
 	void *stack;
 	void (*fn)(void *arg);
 	void *arg;
@@ -58,7 +62,11 @@ struct sim {
 	uint64_t seq;
 	struct sim_event *heap;
 	uint32_t nr, cap;
+#if defined(__x86_64__)
+	void *main_sp;
+#else
 	ucontext_t main_ctx;
+#endif
 	struct sim_thread *current;   /* NULL: the event loop itself */
 	uint32_t wake_kind;           /* event kind reserved for thread wake-ups */
 	int failed;                   /* out of memory */
