@@ -42,7 +42,7 @@ static inline int fixture_vmr(const char *path, const struct fixture_task *t, si
 			vt.nr_accesses += op != VMR_OP_FREE ? vmr_rec_count(t[i].recs[r]) : 0;
 		}
 		vt.end_ns = ts;
-		snprintf(vt.comm, sizeof(vt.comm), "task%zu", i);
+		snprintf(vt.comm, sizeof(vt.comm), "task%u", (unsigned)(i % 1000));
 		vmr_writer_append(w, &vt, sizeof(vt));
 		first += t[i].nr;
 		h.nr_accesses += vt.nr_accesses;
