@@ -164,6 +164,22 @@ LTTNG_UST_TRACEPOINT_EVENT(
     )
 )
 
+/* The process joined a memory cgroup (PATH relative to the session's
+ * own cgroup, "/"-separated); LIMIT in bytes (0 = none), SWAPPINESS -1 =
+ * inherited.  Emitted before the process's first access. */
+LTTNG_UST_TRACEPOINT_EVENT(
+    vmreplay, cgroup,
+    LTTNG_UST_TP_ARGS(uint32_t, pid, uint32_t, tid, const char *, path,
+                      uint64_t, limit, int32_t, swappiness),
+    LTTNG_UST_TP_FIELDS(
+        lttng_ust_field_integer(uint32_t, pid, pid)
+        lttng_ust_field_integer(uint32_t, tid, tid)
+        lttng_ust_field_string(path, path)
+        lttng_ust_field_integer(uint64_t, limit, limit)
+        lttng_ust_field_integer(int32_t, swappiness, swappiness)
+    )
+)
+
 LTTNG_UST_TRACEPOINT_EVENT(
     vmreplay, anon_access,
     LTTNG_UST_TP_ARGS(uint32_t, pid, uint32_t, tid, uint64_t, addr,

@@ -629,6 +629,87 @@ static uint64_t meta_u64(const struct vmr *v, const char *key, uint64_t def)
 	return strtoull(buf, NULL, 10);
 }
 
+/* The trace's "cgroup" metadata lines: "pid limit swappiness path". */
+struct cgroup_line {
+	uint32_t pid;
+	uint64_t limit;
+	char path[128];
+};
+
+struct cgroup_lines {
+	struct cgroup_line *l;
+	size_t nr;
+	int failed;
+};
+
+static void collect_cgroup(void *arg, const char *val, size_t len)
+{
+	struct cgroup_lines *cl = arg;
+	char buf[256];
+	struct cgroup_line c = { 0 };
+	long long sw;
+	int off = 0;
+	snprintf(buf, sizeof(buf), "%.*s", (int)len, val);
+	if (sscanf(buf, "%u %llu %lld %n", &c.pid, (unsigned long long *)&c.limit, &sw, &off) < 3 ||
+	    !buf[off]) {
+		cl->failed = 1;
+		return;
+	}
+	snprintf(c.path, sizeof(c.path), "%s", buf + off);
+	struct cgroup_line *n = realloc(cl->l, (cl->nr + 1) * sizeof(*n));
+	if (!n) {
+		cl->failed = 1;
+		return;
+	}
+	cl->l = n;
+	cl->l[cl->nr++] = c;
+}
+
+static void free_cgroup_lines(struct cgroup_lines *cl)
+{
+	free(cl->l);
+	memset(cl, 0, sizeof(*cl));
+}
+
+static void init_memcg(struct mem_cgroup *mc, int parent, const char *name, int swappiness)
+{
+	memset(mc, 0, sizeof(*mc));
+	mc->parent = parent;
+	mc->max = UINT64_MAX;
+	mc->swappiness = swappiness;
+	snprintf(mc->name, sizeof(mc->name), "%s", name);
+	for (int l = 0; l < NR_LRU_LISTS; l++)
+		mc->lruvec.head[l] = mc->lruvec.tail[l] = NIL;
+}
+
+/* The memcg of PATH under the session's (created, parents first, on
+ * first use, so that a child's index is above its parent's). */
+static int memcg_by_path(struct engine *e, const char *path, int swappiness)
+{
+	int parent = 1;
+	char comp[128];
+	const char *p = path;
+	for (int depth = 0; *p; depth++) {
+		const char *slash = strchr(p, '/');
+		size_t n = slash ? (size_t)(slash - p) : strlen(p);
+		if (depth > 3 || n == 0 || n >= sizeof(comp))
+			return -1;
+		memcpy(comp, p, n);
+		comp[n] = '\0';
+		int found = -1;
+		for (int m = 2; m < e->nr_memcgs; m++)
+			if (e->memcgs[m].parent == parent && strcmp(e->memcgs[m].name, comp) == 0)
+				found = m;
+		if (found < 0) {
+			found = e->nr_memcgs++;
+			init_memcg(&e->memcgs[found], parent, comp, swappiness);
+		}
+		parent = found;
+		p += n + (slash ? 1 : 0);
+	}
+	return parent;
+}
+
 int engine_init(struct engine *e, const struct vmr *v, const struct engine_params *p,
 		char *err, size_t errlen)
 {
@@ -660,23 +741,36 @@ int engine_init(struct engine *e, const struct vmr *v, const struct engine_param
 	e->node.nr_free = e->node.present_pages;
 	setup_watermarks(&e->node, page_size);
 
-	/* Memory cgroups: the root, and the capture's cgroup when limited. */
+	/* Memory cgroups: the root; the session's cgroup when the capture
+	 * had a limit or cgroups of its own; the trace's cgroups below it. */
 	uint64_t limit = p->memory_limit ? p->memory_limit : meta_u64(v, "memory_limit", 0);
-	e->nr_memcgs = limit ? 2 : 1;
-	e->memcgs = calloc(e->nr_memcgs, sizeof(*e->memcgs));
+	struct cgroup_lines cl = { 0 };
+	vmr_meta_each(v, "cgroup", collect_cgroup, &cl);
+	if (cl.failed)
+		goto oom;
+	int cap = 2 + 2 * (int)cl.nr * 4;
+	e->memcgs = calloc(cap, sizeof(*e->memcgs));
 	if (!e->memcgs)
 		goto oom;
-	for (int m = 0; m < e->nr_memcgs; m++) {
-		struct mem_cgroup *mc = &e->memcgs[m];
-		mc->parent = m - 1;
-		mc->max = UINT64_MAX;
-		mc->swappiness = p->swappiness;
-		snprintf(mc->name, sizeof(mc->name), m ? "session" : "root");
-		for (int l = 0; l < NR_LRU_LISTS; l++)
-			mc->lruvec.head[l] = mc->lruvec.tail[l] = NIL;
+	e->nr_memcgs = 1;
+	init_memcg(&e->memcgs[0], -1, "", p->swappiness);
+	if (limit || cl.nr) {
+		init_memcg(&e->memcgs[1], 0, "", p->swappiness);
+		if (limit)
+			e->memcgs[1].max = limit / page_size;
+		e->nr_memcgs = 2;
 	}
-	if (limit)
-		e->memcgs[1].max = limit / page_size;
+	for (size_t i = 0; i < cl.nr; i++) {
+		int m = memcg_by_path(e, cl.l[i].path, p->swappiness);
+		if (m < 0) {
+			free_cgroup_lines(&cl);
+			snprintf(err, errlen, "%s: cgroup '%s' nests too deep", v->path, cl.l[i].path);
+			engine_free(e);
+			return -1;
+		}
+		if (cl.l[i].limit)
+			e->memcgs[m].max = cl.l[i].limit / page_size;
+	}
 
 	if (backing_init(&e->swap, &p->swap) != 0 || backing_init(&e->file, &p->file) != 0)
 		goto oom;
@@ -706,7 +800,12 @@ int engine_init(struct engine *e, const struct vmr *v, const struct engine_param
 				break;
 		if (pr == e->nr_procs) {
 			e->procs[pr].pid = vt->pid;
-			e->procs[pr].memcg = e->nr_memcgs - 1;
+			e->procs[pr].memcg = e->nr_memcgs > 1 ? 1 : 0;
+			for (size_t c = 0; c < cl.nr; c++)
+				if (cl.l[c].pid == vt->pid) {
+					e->procs[pr].memcg = memcg_by_path(e, cl.l[c].path, p->swappiness);
+					break;
+				}
 			e->procs[pr].alive = 1;
 			e->nr_procs++;
 		}
@@ -728,6 +827,7 @@ int engine_init(struct engine *e, const struct vmr *v, const struct engine_param
 				break;
 			}
 	}
+	free_cgroup_lines(&cl);
 	if (e->policy->init && e->policy->init(e) != 0)
 		goto oom;
 	if (sim_thread_start(&e->sim, &e->kswapd, kswapd_main, e) != 0)

@@ -36,6 +36,7 @@
 enum ev_kind {
 	EV_SESSION, EV_VMSTAT, EV_TASK_BEGIN, EV_TASK_END,
 	EV_ANON_ACCESS, EV_ANON_FREE, EV_FILE_ACCESS, EV_FILE_DROP,
+	EV_CGROUP,
 	EV_KERNEL_PAGE_ALLOC, EV_KERNEL_PAGE_FREE,
 	EV_SKIP,
 };
@@ -62,6 +63,9 @@ static const struct event_spec specs[] = {
 		{ "pid", F_INT }, { "tid", F_INT }, { "ppid", F_INT }, { "comm", F_STR } } },
 	{ PROVIDER ":task_end", EV_TASK_END, 3, {
 		{ "pid", F_INT }, { "tid", F_INT }, { "status", F_INT } } },
+	{ PROVIDER ":cgroup", EV_CGROUP, 5, {
+		{ "pid", F_INT }, { "tid", F_INT }, { "path", F_STR }, { "limit", F_INT },
+		{ "swappiness", F_INT } } },
 	{ PROVIDER ":anon_access", EV_ANON_ACCESS, 5, {
 		{ "pid", F_INT }, { "tid", F_INT }, { "addr", F_INT }, { "len", F_INT },
 		{ "write", F_INT } } },
@@ -640,6 +644,19 @@ static void on_event(struct sink *s, const bt_message *msg)
 	case EV_FILE_ACCESS:
 		on_range(s, c, p, ts);
 		break;
+	case EV_CGROUP: {
+		/* "pid limit swappiness path": the path last, it may hold spaces. */
+		int64_t sw = get_s(c, p, 4);
+		const char *path = get_str(c, p, 2);
+		if (!path[0] || path[0] == '/' || strstr(path, "//") || sw < -1 || sw > 200) {
+			fail(s, "%s: event %s: field %s: '%s' is not valid", s->trace, c->name,
+			     sw < -1 || sw > 200 ? "swappiness" : "path", path);
+			return;
+		}
+		meta_add(s, "cgroup", "%u %llu %lld %s", (unsigned)get_u(c, p, 0),
+			 (unsigned long long)get_u(c, p, 3), (long long)sw, path);
+		break;
+	}
 	case EV_FILE_DROP: {
 		struct task *t = task_get(s, (uint32_t)get_u(c, p, 0), (uint32_t)get_u(c, p, 1), ts);
 		if (!t)

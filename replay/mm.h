@@ -107,7 +107,7 @@ struct mem_cgroup {
 	int swappiness;
 	struct lruvec lruvec;       /* the one node's lruvec of this memcg  */
 	uint64_t swap_usage;
-	char name[32];
+	char name[128];
 };
 
 /* Zone watermarks, in pages (one zone per node here). */

@@ -170,6 +170,10 @@ void vmr_close(struct vmr *v);
 /* Value of KEY in the metadata, copied into buf; NULL when absent. */
 const char *vmr_meta_get(const struct vmr *v, const char *key, char *buf, size_t len);
 
+/* Calls FN with the value of every KEY line of the metadata, in order. */
+void vmr_meta_each(const struct vmr *v, const char *key,
+		   void (*fn)(void *arg, const char *value, size_t len), void *arg);
+
 /* Lower-case hex of the trace hash; buf must hold 33 bytes. */
 void vmr_hash_hex(const uint8_t hash[16], char buf[33]);
 

@@ -198,6 +198,21 @@ const char *vmr_meta_get(const struct vmr *v, const char *key, char *buf, size_t
 	return NULL;
 }
 
+void vmr_meta_each(const struct vmr *v, const char *key,
+		   void (*fn)(void *arg, const char *value, size_t len), void *arg)
+{
+	size_t klen = strlen(key);
+	const char *p = v->meta, *end = v->meta + v->meta_size;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', end - p);
+		if (!nl)
+			nl = end;
+		if ((size_t)(nl - p) > klen && memcmp(p, key, klen) == 0 && p[klen] == '\t')
+			fn(arg, p + klen + 1, nl - p - klen - 1);
+		p = nl + 1;
+	}
+}
+
 void vmr_hash_hex(const uint8_t hash[16], char buf[33])
 {
 	for (int i = 0; i < 16; i++)
