@@ -15,10 +15,11 @@ CC      ?= cc
 # Debian 12 packages the project needs to build, test and draw.
 DEB_PKGS := gcc make pkg-config bc babeltrace2 libbabeltrace2-dev lttng-tools \
             liblttng-ust-dev libgsl-dev gnuplot-nox libtracefs-dev \
-            libtraceevent-dev libxxhash-dev libcmocka-dev
+            libtraceevent-dev libxxhash-dev libcmocka-dev poppler-utils \
+            munge slurmctld slurmd slurm-client
 
 PKGS     := babeltrace2 gsl libxxhash
-CPPFLAGS := -D_GNU_SOURCE -Ireplay -Ianalysis -Icapture -Itests $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+CPPFLAGS := -D_GNU_SOURCE -Ireplay -Ianalysis -Iplots -Icapture -Itests $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 CFLAGS   := -std=gnu11 -g $(OPT) -Wall -Wextra -Werror $(SAN)
 LDFLAGS  := $(SAN)
 LDLIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm -lpthread
@@ -26,7 +27,7 @@ LDLIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm -lpthread
 # Every stage's C files except the command's entry point form one library
 # that the tests link against.
 MAIN_SRC := replay/vmreplay.c
-LIB_SRCS := $(filter-out $(MAIN_SRC),$(wildcard replay/*.c analysis/*.c))
+LIB_SRCS := $(filter-out $(MAIN_SRC),$(wildcard replay/*.c analysis/*.c plots/*.c))
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 
 # The LTTng-UST tracepoint provider, linked statically into each workload.

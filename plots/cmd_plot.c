@@ -1,0 +1,177 @@
+/* cmd_plot.c — `vmreplay plot`: draw a sweep's figures with gnuplot. */
+#include "cli.h"
+#include "plot.h"
+#include "stats.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char usage[] =
+	"usage: vmreplay plot [options] DIR\n"
+	"\n"
+	"Draws the figures of the sweep in DIR with gnuplot: each metric versus\n"
+	"swappiness (one curve per policy, confidence intervals, a * where a\n"
+	"policy differs from its baseline after Holm's correction) and their\n"
+	"six-panel overview; CDFs of pages scanned and latency per reclaim\n"
+	"invocation and isolation/throttling time series where the sweep\n"
+	"recorded events and timelines; miss ratio versus memory for lru.\n"
+	"PDF, SVG, PNG and LaTeX (cairolatex), the data beside each, and\n"
+	"index.html and README.md listing them with their captions.\n"
+	"\n"
+	"  -o, --out DIR2       where the figures go (default: DIR/figures)\n"
+	"  -m, --metric NAME    a metric versus swappiness (repeatable; default:\n"
+	"                       pgsteal_file pgsteal_anon pgscan_file pgscan_anon\n"
+	"                       workingset_refault_file workingset_refault_anon)\n"
+	"      --at N           the swappiness of the CDFs and time series\n"
+	"                       (default: the swept value nearest 60)\n"
+	"  -j, --jobs N         gnuplot processes at once (default: online CPUs)\n"
+	"      --scripts DIR3   the gnuplot scripts (default: $VMREPLAY_PLOTS, or\n"
+	"                       plots/ beside the vmreplay binary's directory)\n"
+	"      --conf LEVEL     confidence level (default 0.95)\n"
+	"      --alpha A        significance after correction (default 0.05)\n"
+	"      --partial        draw what there is when runs are missing\n"
+	"  -h, --help           this help\n"
+	"\n"
+	"Exit status: 0 ok, 1 missing results or a gnuplot failure, 2 usage.\n";
+
+/* build/vmreplay -> plots/, and an installed bin/vmreplay -> share/. */
+static int find_scripts(char *buf, size_t len)
+{
+	const char *env = getenv("VMREPLAY_PLOTS");
+	if (env && *env) {
+		snprintf(buf, len, "%s", env);
+		return 0;
+	}
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return -1;
+	exe[n] = 0;
+	char *slash = strrchr(exe, '/');
+	if (!slash)
+		return -1;
+	*slash = 0;
+	static const char *const rel[] = { "/../plots", "/../share/vmreplay/plots", "/../../plots" };
+	for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
+		char cand[PATH_MAX + 64], script[PATH_MAX + 128];
+		snprintf(cand, sizeof(cand), "%s%s", exe, rel[i]);
+		snprintf(script, sizeof(script), "%s/swappiness.gp", cand);
+		if (access(script, R_OK) == 0 && realpath(cand, buf))
+			return 0;
+	}
+	return -1;
+}
+
+int cmd_plot(int argc, char **argv)
+{
+	enum { OPT_AT = 256, OPT_SCRIPTS, OPT_CONF, OPT_ALPHA, OPT_PARTIAL };
+	static const struct option opts[] = {
+		{ "out", required_argument, 0, 'o' },
+		{ "metric", required_argument, 0, 'm' },
+		{ "at", required_argument, 0, OPT_AT },
+		{ "jobs", required_argument, 0, 'j' },
+		{ "scripts", required_argument, 0, OPT_SCRIPTS },
+		{ "conf", required_argument, 0, OPT_CONF },
+		{ "alpha", required_argument, 0, OPT_ALPHA },
+		{ "partial", no_argument, 0, OPT_PARTIAL },
+		{ "help", no_argument, 0, 'h' },
+		{ 0, 0, 0, 0 }
+	};
+	struct plot_opts po = { .cdf_swappiness = -1 };
+	struct stats_opts so = { .conf_level = 0.95, .alpha = 0.05 };
+	const char *scripts = NULL;
+	char **metrics = calloc(argc + 1, sizeof(*metrics));
+	size_t nm = 0;
+	uint64_t v;
+	int c, rc = EXIT_USAGE;
+	if (!metrics)
+		return cli_error(EXIT_FAIL, "plot", "out of memory");
+	while ((c = getopt_long(argc, argv, "o:m:j:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o': po.out = optarg; break;
+		case 'm': metrics[nm++] = optarg; break;
+		case OPT_AT:
+			if (cli_parse_u64(optarg, 0, 200, &v) != 0) {
+				cli_error(EXIT_USAGE, "plot", "--at: '%s' is not a swappiness (0-200)", optarg);
+				goto out;
+			}
+			po.cdf_swappiness = (int)v;
+			break;
+		case 'j':
+			if (cli_parse_u64(optarg, 1, 1024, &v) != 0) {
+				cli_error(EXIT_USAGE, "plot", "--jobs: '%s' is not 1-1024", optarg);
+				goto out;
+			}
+			po.jobs = (unsigned)v;
+			break;
+		case OPT_SCRIPTS: scripts = optarg; break;
+		case OPT_CONF:
+		case OPT_ALPHA: {
+			char *end;
+			errno = 0;
+			double p = strtod(optarg, &end);
+			if (end == optarg || *end || errno || !(p > 0 && p < 1)) {
+				cli_error(EXIT_USAGE, "plot", "%s: '%s' is not in (0, 1)",
+					  c == OPT_CONF ? "--conf" : "--alpha", optarg);
+				goto out;
+			}
+			*(c == OPT_CONF ? &so.conf_level : &so.alpha) = p;
+			break;
+		}
+		case OPT_PARTIAL: so.partial = 1; break;
+		case 'h': fputs(usage, stdout); rc = EXIT_OK; goto out;
+		default: fputs(usage, stderr); goto out;
+		}
+	}
+	if (optind != argc - 1) {
+		fputs(usage, stderr);
+		goto out;
+	}
+	po.dir = argv[optind];
+	char outbuf[PATH_MAX + 16], scriptbuf[PATH_MAX], err[8192];
+	if (!po.out) {
+		snprintf(outbuf, sizeof(outbuf), "%s/figures", po.dir);
+		po.out = outbuf;
+	}
+	if (scripts)
+		snprintf(scriptbuf, sizeof(scriptbuf), "%s", scripts);
+	else if (find_scripts(scriptbuf, sizeof(scriptbuf)) != 0) {
+		rc = cli_error(EXIT_FAIL, "plot", "cannot find the gnuplot scripts (plots/swappiness.gp); "
+			       "use --scripts or VMREPLAY_PLOTS");
+		goto out;
+	}
+	po.scripts = scriptbuf;
+	if (nm) {
+		po.metrics = metrics;
+		po.nr_metrics = nm;
+	} else {
+		po.metrics = (char *const *)plot_default_metrics;
+		po.nr_metrics = plot_nr_default_metrics;
+	}
+	if (!po.jobs) {
+		long n = sysconf(_SC_NPROCESSORS_ONLN);
+		po.jobs = n > 0 ? (unsigned)n : 1;
+	}
+	struct stats st;
+	if (stats_gather(po.dir, &so, &st, err, sizeof(err)) != 0) {
+		rc = cli_error(EXIT_FAIL, "plot", "%s", err);
+		goto out;
+	}
+	struct figure_list figs;
+	if (plot_sweep(&st, &po, &figs, err, sizeof(err)) != 0) {
+		rc = cli_error(EXIT_FAIL, "plot", "%s", err);
+	} else {
+		fprintf(stderr, "vmreplay plot: %zu figures in %s (index.html lists them)\n", figs.n, po.out);
+		rc = EXIT_OK;
+	}
+	figure_list_free(&figs);
+	stats_free(&st);
+out:
+	free(metrics);
+	return rc;
+}

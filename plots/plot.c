@@ -1,0 +1,763 @@
+/* plot.c — write a sweep's figure data and draw it with gnuplot (plot.h). */
+#include "plot.h"
+#include "atomic.h"
+#include "sweep.h"
+#include "table.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+const char *const plot_default_metrics[] = {
+	"pgsteal_file", "pgsteal_anon", "pgscan_file", "pgscan_anon",
+	"workingset_refault_file", "workingset_refault_anon",
+};
+const size_t plot_nr_default_metrics = sizeof(plot_default_metrics) / sizeof(plot_default_metrics[0]);
+
+/* ---- small helpers ----------------------------------------------------- */
+
+static int mkdir_p(const char *path)
+{
+	char buf[4096];
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (char *p = buf + 1; *p; p++)
+		if (*p == '/') {
+			*p = 0;
+			if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+				return -1;
+			*p = '/';
+		}
+	return mkdir(buf, 0777) != 0 && errno != EEXIST ? -1 : 0;
+}
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static int add_figure(struct figure_list *l, const char *stem, const char *data, int latex,
+		      const char *caption)
+{
+	struct figure *g = realloc(l->f, (l->n + 1) * sizeof(*g));
+	if (!g)
+		return -1;
+	l->f = g;
+	struct figure *f = &l->f[l->n++];
+	snprintf(f->stem, sizeof(f->stem), "%s", stem);
+	snprintf(f->data, sizeof(f->data), "%s", data);
+	snprintf(f->caption, sizeof(f->caption), "%s", caption);
+	f->latex = latex;
+	return 0;
+}
+
+void figure_list_free(struct figure_list *l)
+{
+	free(l->f);
+	memset(l, 0, sizeof(*l));
+}
+
+/* ---- gnuplot jobs --------------------------------------------------------- */
+
+struct job {
+	char script[64];
+	char *vars;                    /* the -e text                        */
+	char stem[1024];               /* relative to out                    */
+	char data[1024];
+	char caption[1024];
+	int latex;
+};
+
+struct jobs {
+	struct job *j;
+	size_t n;
+};
+
+static struct job *new_job(struct jobs *js, const char *script)
+{
+	struct job *g = realloc(js->j, (js->n + 1) * sizeof(*g));
+	if (!g)
+		return NULL;
+	js->j = g;
+	struct job *j = &js->j[js->n++];
+	memset(j, 0, sizeof(*j));
+	snprintf(j->script, sizeof(j->script), "%s", script);
+	return j;
+}
+
+static void free_jobs(struct jobs *js)
+{
+	for (size_t i = 0; i < js->n; i++)
+		free(js->j[i].vars);
+	free(js->j);
+}
+
+static int nonempty(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && st.st_size > 0;
+}
+
+/* Runs every job, JOBS at a time; each one's stderr goes to a log that
+ * is quoted if it fails.  gnuplot reports errors on stderr and a
+ * non-zero status, but only warns (status 0) about a plot with no data,
+ * so the outputs are checked too. */
+static int run_jobs(struct jobs *js, const struct plot_opts *o, struct figure_list *figs,
+		    char *err, size_t errlen)
+{
+	size_t next = 0, running = 0, failed = 0;
+	pid_t *pids = calloc(js->n + 1, sizeof(*pids));
+	if (!pids)
+		return fail(err, errlen, "out of memory");
+	while (next < js->n || running) {
+		while (running < (o->jobs ? o->jobs : 1) && next < js->n && !failed) {
+			struct job *j = &js->j[next];
+			char script[4200], log[4200];
+			snprintf(script, sizeof(script), "%s/%s", o->scripts, j->script);
+			snprintf(log, sizeof(log), "%s/%s.log", o->out, j->stem);
+			pid_t pid = fork();
+			if (pid < 0)
+				return free(pids), fail(err, errlen, "fork: %s", strerror(errno));
+			if (pid == 0) {
+				int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+				if (fd >= 0) {
+					dup2(fd, STDERR_FILENO);
+					dup2(fd, STDOUT_FILENO);
+				}
+				execlp("gnuplot", "gnuplot", "-e", j->vars, script, (char *)NULL);
+				fprintf(stderr, "cannot run gnuplot: %s (make deps installs it)\n", strerror(errno));
+				_exit(127);
+			}
+			pids[next++] = pid;
+			running++;
+		}
+		if (!running)
+			break;
+		int status;
+		pid_t pid = wait(&status);
+		if (pid < 0)
+			break;
+		size_t i;
+		for (i = 0; i < js->n && pids[i] != pid; i++)
+			;
+		if (i == js->n)
+			continue;
+		running--;
+		struct job *j = &js->j[i];
+		char path[4200], log[4200];
+		snprintf(log, sizeof(log), "%s/%s.log", o->out, j->stem);
+		int ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+		static const char *const ext[] = { ".pdf", ".svg", ".png" };
+		for (int e = 0; e < 3 && ok; e++) {
+			snprintf(path, sizeof(path), "%s/%s%s", o->out, j->stem, ext[e]);
+			ok = nonempty(path);
+		}
+		if (!ok) {
+			if (!failed++) {
+				char line[512] = "";
+				FILE *f = fopen(log, "r");
+				if (f) {
+					if (!fgets(line, sizeof(line), f))
+						line[0] = 0;
+					fclose(f);
+				}
+				line[strcspn(line, "\n")] = 0;
+				fail(err, errlen, "gnuplot %s for %s failed: %s (log: %s)", j->script,
+				     j->stem, line[0] ? line : "no output", log);
+			}
+			continue;
+		}
+		unlink(log);
+		if (add_figure(figs, j->stem, j->data, j->latex, j->caption) != 0 && !failed++)
+			fail(err, errlen, "out of memory");
+	}
+	free(pids);
+	return failed ? -1 : 0;
+}
+
+/* ---- what the figures show ---------------------------------------------- */
+
+/* A condition: what all curves of one figure share. */
+static int same_condition(const struct stats_group *a, const struct stats_group *b)
+{
+	return strcmp(a->trace, b->trace) == 0 && a->memory_limit == b->memory_limit &&
+	       a->node_memory == b->node_memory && strcmp(a->swap, b->swap) == 0;
+}
+
+static void condition_dir(const struct stats_group *g, char *buf, size_t len)
+{
+	size_t used = snprintf(buf, len, "%s/limit-%" PRIu64 "K", g->trace, g->memory_limit / 1024);
+	if (g->node_memory && used < len)
+		used += snprintf(buf + used, len - used, "_node-%" PRIu64 "K", g->node_memory / 1024);
+	if (strcmp(g->swap, "-") && used < len) {
+		used += snprintf(buf + used, len - used, "_swap-");
+		/* "ssd,size=2G" is a fine swap device and a poor file name. */
+		for (const char *s = g->swap; *s && used + 1 < len; s++)
+			buf[used++] = (*s == ',' || *s == '=' || *s == '/') ? '_' : *s;
+		buf[used] = 0;
+	}
+}
+
+static void condition_text(const struct stats_group *g, char *buf, size_t len)
+{
+	char mem[32], node[32];
+	table_format_size(g->memory_limit, mem, sizeof(mem));
+	size_t used = snprintf(buf, len, "%s, memory limit %s", g->trace, mem);
+	if (g->node_memory && used < len) {
+		table_format_size(g->node_memory, node, sizeof(node));
+		used += snprintf(buf + used, len - used, ", node memory %s", node);
+	}
+	if (strcmp(g->swap, "-") && used < len)
+		snprintf(buf + used, len - used, ", swap %s", g->swap);
+}
+
+static long metric_index(const struct stats *st, const char *name)
+{
+	for (size_t i = 0; i < st->nr_metrics; i++)
+		if (strcmp(st->metrics[i], name) == 0)
+			return (long)i;
+	return -1;
+}
+
+/* The policies of the sweep, in the order they first appear (the plan's,
+ * which is --list-policies' order): a policy's colour is its place here,
+ * the same in every figure. */
+struct policies {
+	const char *name[256];
+	size_t n;
+};
+
+static size_t policy_colour(const struct policies *p, const char *name)
+{
+	for (size_t i = 0; i < p->n; i++)
+		if (strcmp(p->name[i], name) == 0)
+			return i + 1;
+	return 1;
+}
+
+static int cmp_row_swappiness(const void *a, const void *b, void *arg)
+{
+	const struct stats *st = arg;
+	int x = st->groups[(*(const struct stats_row *const *)a)->group].swappiness;
+	int y = st->groups[(*(const struct stats_row *const *)b)->group].swappiness;
+	return (x > y) - (x < y);
+}
+
+/* Writes a swappiness.gp data file of metric M in the condition of C;
+ * the policies it holds, in block order, into POLS (names) and COLS. */
+static int write_metric_data(const struct stats *st, const struct stats_group *c, size_t m,
+			     const struct policies *all, const char *path, char *pols, size_t plen,
+			     char *cols, size_t clen, char *err, size_t errlen)
+{
+	struct atomic_file af;
+	if (atomic_open(&af, path, err, errlen) != 0)
+		return -1;
+	const struct stats_row **rows = calloc(st->nr_rows + 1, sizeof(*rows));
+	if (!rows) {
+		atomic_abort(&af);
+		return fail(err, errlen, "out of memory");
+	}
+	fprintf(af.fp, "# %s versus swappiness; one block per policy\n"
+		"# swappiness\tmean\tci_low\tci_high\tn\tsd\tsignificant\tp_holm\tpolicy\tbaseline\n",
+		st->metrics[m]);
+	pols[0] = cols[0] = 0;
+	size_t blocks = 0;
+	for (size_t p = 0; p < all->n; p++) {
+		size_t nr = 0;
+		for (size_t i = 0; i < st->nr_rows; i++) {
+			const struct stats_row *r = &st->rows[i];
+			const struct stats_group *g = &st->groups[r->group];
+			if (r->metric == m && g->swappiness >= 0 && same_condition(g, c) &&
+			    strcmp(g->policy, all->name[p]) == 0)
+				rows[nr++] = r;
+		}
+		if (!nr)
+			continue;
+		qsort_r(rows, nr, sizeof(*rows), cmp_row_swappiness, (void *)st);
+		if (blocks++)
+			fputs("\n\n", af.fp);
+		for (size_t i = 0; i < nr; i++) {
+			const struct stats_row *r = rows[i];
+			/* n = 1: no interval; a zero-length bar, not a gap. */
+			double lo = isnan(r->ci_low) ? r->mean : r->ci_low;
+			double hi = isnan(r->ci_high) ? r->mean : r->ci_high;
+			fprintf(af.fp, "%d\t%.17g\t%.17g\t%.17g\t%zu\t%.17g\t%d\t%.17g\t%s\t%s\n",
+				st->groups[r->group].swappiness, r->mean, lo, hi, r->n, r->sd,
+				r->significant, r->p_holm, all->name[p],
+				r->base >= 0 ? st->groups[st->rows[r->base].group].policy : "-");
+		}
+		snprintf(pols + strlen(pols), plen - strlen(pols), "%s%s", blocks > 1 ? " " : "",
+			 all->name[p]);
+		snprintf(cols + strlen(cols), clen - strlen(cols), "%s%zu", blocks > 1 ? " " : "",
+			 policy_colour(all, all->name[p]));
+	}
+	free(rows);
+	if (!blocks) {
+		atomic_abort(&af);
+		return 0;
+	}
+	return atomic_commit_nosync(&af, err, errlen) == 0 ? 1 : -1;
+}
+
+/* ---- per-event data: CDF and timeline -------------------------------- */
+
+struct column_file {
+	double *x;
+	size_t n;
+};
+
+/* Appends to OUT the numbers of column NAME of the TSV at PATH, scaled. */
+static int read_column(const char *path, const char *name, double scale, struct column_file *out,
+		       char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return fail(err, errlen, "%s: %s", path, strerror(errno));
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	int col = -1, lineno = 0, rc = 0;
+	while ((len = getline(&line, &cap, f)) > 0) {
+		lineno++;
+		line[strcspn(line, "\n")] = 0;
+		int i = 0;
+		char *save, *tok = strtok_r(line, "\t", &save);
+		for (; tok; tok = strtok_r(NULL, "\t", &save), i++) {
+			if (lineno == 1) {
+				if (strcmp(tok, name) == 0)
+					col = i;
+				continue;
+			}
+			if (i != col)
+				continue;
+			char *end;
+			double v = strtod(tok, &end);
+			if (end == tok || *end || !isfinite(v)) {
+				rc = fail(err, errlen, "%s: line %d: %s: '%s' is not a number", path,
+					  lineno, name, tok);
+				goto out;
+			}
+			if ((out->n & (out->n - 1)) == 0) {
+				double *g = realloc(out->x, (out->n ? 2 * out->n : 1024) * sizeof(*g));
+				if (!g) {
+					rc = fail(err, errlen, "out of memory");
+					goto out;
+				}
+				out->x = g;
+			}
+			out->x[out->n++] = v * scale;
+		}
+		if (lineno == 1 && col < 0) {
+			rc = fail(err, errlen, "%s: line 1: no column '%s'", path, name);
+			goto out;
+		}
+	}
+out:
+	free(line);
+	fclose(f);
+	return rc;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+static const struct sweep_run *runs_of(const struct sweep_plan *plan, const struct stats_group *c,
+				       const char *policy, int swappiness, size_t *from)
+{
+	for (size_t i = *from; i < plan->nr_runs; i++) {
+		const struct sweep_run *r = &plan->runs[i];
+		if (strcmp(plan->traces[r->trace].name, c->trace) || r->memory_limit != c->memory_limit ||
+		    r->node_memory != c->node_memory || strcmp(r->swap[0] ? r->swap : "-", c->swap) ||
+		    strcmp(r->policy, policy) || r->swappiness != swappiness)
+			continue;
+		*from = i + 1;
+		return r;
+	}
+	return NULL;
+}
+
+/* CDF data of COLUMN over every events file of each policy's runs at
+ * SWAPPINESS; returns the number of policies with events (0: no file). */
+static int write_cdf(const struct sweep_plan *plan, const struct plot_opts *o,
+		     const struct stats_group *c, const struct policies *pols, int swappiness,
+		     const char *column, double scale, const char *path, char *names, size_t nlen,
+		     char *cols, size_t clen, size_t *seeds, char *err, size_t errlen)
+{
+	struct atomic_file af;
+	if (atomic_open(&af, path, err, errlen) != 0)
+		return -1;
+	fprintf(af.fp, "# CDF of %s per reclaim invocation; one block per policy\n# value\tfraction\n", column);
+	names[0] = cols[0] = 0;
+	int blocks = 0;
+	*seeds = 0;
+	for (size_t p = 0; p < pols->n; p++) {
+		struct column_file v = { 0 };
+		size_t from = 0, files = 0;
+		const struct sweep_run *r;
+		while ((r = runs_of(plan, c, pols->name[p], swappiness, &from))) {
+			char ev[4200];
+			snprintf(ev, sizeof(ev), "%s/events/%s.tsv", o->dir, r->id);
+			if (!r->events || access(ev, F_OK) != 0)
+				continue;
+			if (read_column(ev, column, scale, &v, err, errlen) != 0) {
+				free(v.x);
+				atomic_abort(&af);
+				return -1;
+			}
+			files++;
+		}
+		if (!files || !v.n) {
+			free(v.x);
+			continue;
+		}
+		*seeds = files > *seeds ? files : *seeds;
+		qsort(v.x, v.n, sizeof(*v.x), cmp_double);
+		if (blocks++)
+			fputs("\n\n", af.fp);
+		/* One point per distinct value: the step's top. */
+		for (size_t i = 0; i < v.n; i++)
+			if (i + 1 == v.n || v.x[i + 1] != v.x[i])
+				fprintf(af.fp, "%.10g\t%.10g\n", v.x[i], (double)(i + 1) / v.n);
+		free(v.x);
+		snprintf(names + strlen(names), nlen - strlen(names), "%s%s", blocks > 1 ? " " : "",
+			 pols->name[p]);
+		snprintf(cols + strlen(cols), clen - strlen(cols), "%s%zu", blocks > 1 ? " " : "",
+			 policy_colour(pols, pols->name[p]));
+	}
+	if (!blocks) {
+		atomic_abort(&af);
+		return 0;
+	}
+	return atomic_commit_nosync(&af, err, errlen) == 0 ? blocks : -1;
+}
+
+/* Timeline data: the first run (lowest seed) of each policy at SWAPPINESS
+ * that recorded one. */
+static int write_timeline(const struct sweep_plan *plan, const struct plot_opts *o,
+			  const struct stats_group *c, const struct policies *pols, int swappiness,
+			  const char *path, char *names, size_t nlen, char *cols, size_t clen,
+			  long *seed, char *err, size_t errlen)
+{
+	static const char *const colname[] = { "time_ns", "nr_isolated_anon", "nr_isolated_file",
+					       "throttled_total" };
+	struct atomic_file af;
+	if (atomic_open(&af, path, err, errlen) != 0)
+		return -1;
+	fputs("# isolation and throttling over virtual time; one block per policy\n"
+	      "# time_ms\tnr_isolated_anon\tnr_isolated_file\tthrottled_total\n", af.fp);
+	names[0] = cols[0] = 0;
+	int blocks = 0;
+	*seed = -1;
+	for (size_t p = 0; p < pols->n; p++) {
+		size_t from = 0;
+		const struct sweep_run *r, *best = NULL;
+		char tl[4200];
+		while ((r = runs_of(plan, c, pols->name[p], swappiness, &from))) {
+			snprintf(tl, sizeof(tl), "%s/timeline/%s.tsv", o->dir, r->id);
+			if (r->timeline && access(tl, F_OK) == 0 && (!best || r->seed < best->seed))
+				best = r;
+		}
+		if (!best)
+			continue;
+		snprintf(tl, sizeof(tl), "%s/timeline/%s.tsv", o->dir, best->id);
+		struct column_file v[4] = { { 0 } };
+		int bad = 0;
+		for (int k = 0; k < 4 && !bad; k++)
+			bad = read_column(tl, colname[k], k == 0 ? 1e-6 : 1, &v[k], err, errlen) != 0;
+		if (!bad && (v[1].n != v[0].n || v[2].n != v[0].n || v[3].n != v[0].n))
+			bad = fail(err, errlen, "%s: rows of unequal length", tl);
+		if (!bad && v[0].n) {
+			if (blocks++)
+				fputs("\n\n", af.fp);
+			for (size_t i = 0; i < v[0].n; i++)
+				fprintf(af.fp, "%.9g\t%.10g\t%.10g\t%.10g\n", v[0].x[i], v[1].x[i],
+					v[2].x[i], v[3].x[i]);
+			snprintf(names + strlen(names), nlen - strlen(names), "%s%s", blocks > 1 ? " " : "",
+				 pols->name[p]);
+			snprintf(cols + strlen(cols), clen - strlen(cols), "%s%zu", blocks > 1 ? " " : "",
+				 policy_colour(pols, pols->name[p]));
+			*seed = best->seed;
+		}
+		for (int k = 0; k < 4; k++)
+			free(v[k].x);
+		if (bad) {
+			atomic_abort(&af);
+			return -1;
+		}
+	}
+	if (!blocks) {
+		atomic_abort(&af);
+		return 0;
+	}
+	return atomic_commit_nosync(&af, err, errlen) == 0 ? blocks : -1;
+}
+
+/* ---- the figures of one condition ------------------------------------- */
+
+static int xtics_of(const struct stats *st, const struct stats_group *c, char *buf, size_t len,
+		    int *nearest60)
+{
+	int seen[201] = { 0 }, n = 0;
+	for (size_t g = 0; g < st->nr_groups; g++)
+		if (same_condition(&st->groups[g], c) && st->groups[g].swappiness >= 0)
+			seen[st->groups[g].swappiness] = 1;
+	buf[0] = 0;
+	*nearest60 = -1;
+	for (int s = 0; s <= 200; s++)
+		if (seen[s]) {
+			snprintf(buf + strlen(buf), len - strlen(buf), "%s%d", n++ ? ", " : "", s);
+			/* The CDF and timeline show one swappiness: the one
+			 * nearest the kernel's default, 60. */
+			if (*nearest60 < 0 || abs(s - 60) < abs(*nearest60 - 60))
+				*nearest60 = s;
+		}
+	return n;
+}
+
+static int condition_figures(const struct stats *st, const struct sweep_plan *plan,
+			     const struct plot_opts *o, const struct stats_group *c,
+			     const struct policies *pols, struct jobs *js, char *err, size_t errlen)
+{
+	char rel[300], dir[4200], ctext[512], xt[1024], path[4200];
+	condition_dir(c, rel, sizeof(rel));
+	condition_text(c, ctext, sizeof(ctext));
+	snprintf(dir, sizeof(dir), "%s/%s/latex", o->out, rel);
+	if (mkdir_p(dir) != 0)
+		return fail(err, errlen, "%s: cannot create: %s", dir, strerror(errno));
+	int sw;
+	xtics_of(st, c, xt, sizeof(xt), &sw);
+
+	char ov_files[6 * 4300] = "", ov_metrics[2048] = "", ov_pols[2048] = "", ov_cols[512] = "";
+	int ov_n = 0, ov_ok = 1;
+	for (size_t k = 0; k < o->nr_metrics; k++) {
+		long m = metric_index(st, o->metrics[k]);
+		if (m < 0)
+			continue;
+		char pn[2048], pc[512];
+		snprintf(path, sizeof(path), "%s/%s/%s.tsv", o->out, rel, o->metrics[k]);
+		int have = write_metric_data(st, c, (size_t)m, pols, path, pn, sizeof(pn), pc, sizeof(pc),
+					     err, errlen);
+		if (have < 0)
+			return -1;
+		if (!have)
+			continue;
+		struct job *j = new_job(js, "swappiness.gp");
+		if (!j)
+			return fail(err, errlen, "out of memory");
+		snprintf(j->stem, sizeof(j->stem), "%s/%s", rel, o->metrics[k]);
+		snprintf(j->data, sizeof(j->data), "%s/%s.tsv", rel, o->metrics[k]);
+		snprintf(j->caption, sizeof(j->caption), "%s versus swappiness, %s: mean over the "
+			 "seeds with %g%% confidence intervals, one curve per policy; * marks a mean "
+			 "that differs from its policy's baseline (Welch's t-test, Holm-adjusted "
+			 "p < %g).", o->metrics[k], ctext, 100 * st->conf_level, st->alpha);
+		j->latex = 1;
+		if (asprintf(&j->vars, "datafile='%s'; outprefix='%s/%s'; latexprefix='%s/%s/latex/%s'; "
+			     "policies='%s'; colours='%s'; metric='%s'; subtitle='%s'; xtics='%s'; alpha=%g",
+			     path, o->out, j->stem, o->out, rel, o->metrics[k], pn, pc, o->metrics[k],
+			     ctext, xt, st->alpha) < 0)
+			return fail(err, errlen, "out of memory");
+		/* The overview needs the same policies in every panel. */
+		if (ov_n == 0) {
+			snprintf(ov_pols, sizeof(ov_pols), "%s", pn);
+			snprintf(ov_cols, sizeof(ov_cols), "%s", pc);
+		} else if (strcmp(ov_pols, pn) != 0) {
+			ov_ok = 0;
+		}
+		if (ov_n < 6) {
+			snprintf(ov_files + strlen(ov_files), sizeof(ov_files) - strlen(ov_files), "%s%s",
+				 ov_n ? " " : "", path);
+			snprintf(ov_metrics + strlen(ov_metrics), sizeof(ov_metrics) - strlen(ov_metrics),
+				 "%s%s", ov_n ? " " : "", o->metrics[k]);
+			ov_n++;
+		}
+	}
+	if (ov_n > 1 && ov_ok) {
+		struct job *j = new_job(js, "overview.gp");
+		if (!j)
+			return fail(err, errlen, "out of memory");
+		snprintf(j->stem, sizeof(j->stem), "%s/overview", rel);
+		snprintf(j->data, sizeof(j->data), "%s/", rel);
+		snprintf(j->caption, sizeof(j->caption), "Overview, %s: %s versus swappiness, one "
+			 "curve per policy, %g%% confidence intervals; * as in the single figures.",
+			 ctext, ov_metrics, 100 * st->conf_level);
+		j->latex = 1;
+		if (asprintf(&j->vars, "datafiles='%s'; metrics='%s'; outprefix='%s/%s'; "
+			     "latexprefix='%s/%s/latex/overview'; policies='%s'; colours='%s'; "
+			     "subtitle='%s'; xtics='%s'; alpha=%g", ov_files, ov_metrics, o->out, j->stem,
+			     o->out, rel, ov_pols, ov_cols, ctext, xt, st->alpha) < 0)
+			return fail(err, errlen, "out of memory");
+	}
+
+	int at = o->cdf_swappiness >= 0 ? o->cdf_swappiness : sw;
+	if (at < 0)
+		return 0;
+	static const struct { const char *stem, *column, *label, *what; double scale; } cdfs[] = {
+		{ "cdf_scanned", "nr_scanned", "pages scanned per reclaim invocation",
+		  "pages scanned per reclaim invocation", 1 },
+		{ "cdf_latency", "duration_ns", "reclaim invocation latency (us)",
+		  "the latency of each reclaim invocation", 1e-3 },
+	};
+	for (size_t k = 0; k < 2; k++) {
+		char pn[2048], pc[512];
+		size_t seeds;
+		snprintf(path, sizeof(path), "%s/%s/%s.tsv", o->out, rel, cdfs[k].stem);
+		int have = write_cdf(plan, o, c, pols, at, cdfs[k].column, cdfs[k].scale, path, pn,
+				     sizeof(pn), pc, sizeof(pc), &seeds, err, errlen);
+		if (have < 0)
+			return -1;
+		if (!have)
+			continue;
+		struct job *j = new_job(js, "cdf.gp");
+		if (!j)
+			return fail(err, errlen, "out of memory");
+		snprintf(j->stem, sizeof(j->stem), "%s/%s", rel, cdfs[k].stem);
+		snprintf(j->data, sizeof(j->data), "%s/%s.tsv", rel, cdfs[k].stem);
+		snprintf(j->caption, sizeof(j->caption), "Empirical CDF of %s at swappiness %d, %s; "
+			 "every invocation (direct, kswapd, memcg) of %zu seed%s pooled, one curve "
+			 "per policy.", cdfs[k].what, at, ctext, seeds, seeds == 1 ? "" : "s");
+		j->latex = 1;
+		if (asprintf(&j->vars, "datafile='%s'; outprefix='%s/%s'; latexprefix='%s/%s/latex/%s'; "
+			     "policies='%s'; colours='%s'; xlabel='%s'; subtitle='swappiness %d, %s'",
+			     path, o->out, j->stem, o->out, rel, cdfs[k].stem, pn, pc, cdfs[k].label,
+			     at, ctext) < 0)
+			return fail(err, errlen, "out of memory");
+	}
+	char pn[2048], pc[512];
+	long seed;
+	snprintf(path, sizeof(path), "%s/%s/timeline.tsv", o->out, rel);
+	int have = write_timeline(plan, o, c, pols, at, path, pn, sizeof(pn), pc, sizeof(pc), &seed,
+				  err, errlen);
+	if (have < 0)
+		return -1;
+	if (have) {
+		struct job *j = new_job(js, "timeline.gp");
+		if (!j)
+			return fail(err, errlen, "out of memory");
+		snprintf(j->stem, sizeof(j->stem), "%s/timeline", rel);
+		snprintf(j->data, sizeof(j->data), "%s/timeline.tsv", rel);
+		snprintf(j->caption, sizeof(j->caption), "Pages isolated from the LRU lists (anon + "
+			 "file) and the running count of reclaim throttle events over the run's "
+			 "virtual time, swappiness %d, seed %ld, %s; one curve per policy.", at, seed, ctext);
+		j->latex = 1;
+		if (asprintf(&j->vars, "datafile='%s'; outprefix='%s/%s'; latexprefix='%s/%s/latex/timeline'; "
+			     "policies='%s'; colours='%s'; subtitle='swappiness %d, seed %ld, %s'",
+			     path, o->out, j->stem, o->out, rel, pn, pc, at, seed, ctext) < 0)
+			return fail(err, errlen, "out of memory");
+	}
+	return 0;
+}
+
+/* Miss ratio versus memory for the policies without swappiness, drawn by
+ * missratio.gp (columns trace, memory_mib, miss_ratio by name). */
+static int memory_figure(const struct stats *st, const struct plot_opts *o, struct jobs *js,
+			 char *err, size_t errlen)
+{
+	long m = metric_index(st, "miss_ratio");
+	if (m < 0)
+		return 0;
+	size_t npol = 0;
+	for (size_t g = 0; g < st->nr_groups; g++) {
+		if (st->groups[g].swappiness >= 0)
+			continue;
+		size_t h;
+		for (h = 0; h < g; h++)
+			if (st->groups[h].swappiness < 0 && strcmp(st->groups[h].policy, st->groups[g].policy) == 0)
+				break;
+		npol += h == g;
+	}
+	char path[4200];
+	snprintf(path, sizeof(path), "%s/missratio.tsv", o->out);
+	struct atomic_file af;
+	if (atomic_open(&af, path, err, errlen) != 0)
+		return -1;
+	fputs("trace\tpolicy\tmemory_limit\tmemory_mib\tmiss_ratio\tn\n", af.fp);
+	size_t rows = 0;
+	for (size_t i = 0; i < st->nr_rows; i++) {
+		const struct stats_row *r = &st->rows[i];
+		const struct stats_group *g = &st->groups[r->group];
+		if (r->metric != (size_t)m || g->swappiness >= 0)
+			continue;
+		/* With one such policy a curve is a trace; with several, a
+		 * trace and a policy. */
+		if (npol > 1)
+			fprintf(af.fp, "%s %s", g->trace, g->policy);
+		else
+			fputs(g->trace, af.fp);
+		fprintf(af.fp, "\t%s\t%" PRIu64 "\t%.17g\t%.17g\t%zu\n", g->policy, g->memory_limit,
+			g->memory_limit / 1048576.0, r->mean, r->n);
+		rows++;
+	}
+	if (!rows) {
+		atomic_abort(&af);
+		return 0;
+	}
+	if (atomic_commit_nosync(&af, err, errlen) != 0)
+		return -1;
+	struct job *j = new_job(js, "missratio.gp");
+	if (!j)
+		return fail(err, errlen, "out of memory");
+	snprintf(j->stem, sizeof(j->stem), "missratio");
+	snprintf(j->data, sizeof(j->data), "missratio.tsv");
+	snprintf(j->caption, sizeof(j->caption), "Miss ratio versus memory size of the exact LRU "
+		 "reference replay, one curve per trace.");
+	if (asprintf(&j->vars, "datafile='%s'; outprefix='%s/missratio'", path, o->out) < 0)
+		return fail(err, errlen, "out of memory");
+	return 0;
+}
+
+int plot_sweep(const struct stats *st, const struct plot_opts *o, struct figure_list *figs,
+	       char *err, size_t errlen)
+{
+	memset(figs, 0, sizeof(*figs));
+	if (strchr(o->out, '\'') || strchr(o->dir, '\''))
+		return fail(err, errlen, "%s: paths with a single quote cannot be passed to gnuplot",
+			    strchr(o->out, '\'') ? o->out : o->dir);
+	if (mkdir_p(o->out) != 0)
+		return fail(err, errlen, "%s: cannot create: %s", o->out, strerror(errno));
+	struct sweep_plan plan;
+	if (sweep_plan_read(o->dir, &plan, err, errlen) != 0)
+		return -1;
+	struct policies pols = { .n = 0 };
+	for (size_t g = 0; g < st->nr_groups && pols.n < 256; g++) {
+		size_t i;
+		for (i = 0; i < pols.n && strcmp(pols.name[i], st->groups[g].policy); i++)
+			;
+		if (i == pols.n)
+			pols.name[pols.n++] = st->groups[g].policy;
+	}
+	struct jobs js = { 0 };
+	int rc = memory_figure(st, o, &js, err, errlen);
+	for (size_t g = 0; g < st->nr_groups && rc == 0; g++) {
+		if (st->groups[g].swappiness < 0)
+			continue;
+		size_t h;
+		for (h = 0; h < g; h++)
+			if (st->groups[h].swappiness >= 0 && same_condition(&st->groups[h], &st->groups[g]))
+				break;
+		if (h == g)
+			rc = condition_figures(st, &plan, o, &st->groups[g], &pols, &js, err, errlen);
+	}
+	if (rc == 0)
+		rc = run_jobs(&js, o, figs, err, errlen);
+	free_jobs(&js);
+	sweep_plan_free(&plan);
+	if (rc == 0)
+		rc = plot_write_index(o->out, figs, err, errlen);
+	return rc;
+}
