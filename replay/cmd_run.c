@@ -157,7 +157,8 @@ static int side_output(const char *path, const struct engine *e,
 static int run_kernel(const struct reclaim_policy *pol, const struct kernel_opts *k,
 		      const char *input, const char *out, enum fmt fmt, int progress)
 {
-	struct engine_params p = { .policy = pol, .swappiness = 60, .seed = 1, .progress = progress };
+	struct engine_params p = { .policy = pol, .swappiness = 60, .seed = 1, .progress = progress,
+				   .keep_records = k->events != NULL };
 	uint64_t v64;
 	if (k->swappiness) {
 		if (cli_parse_u64(k->swappiness, 0, MAX_SWAPPINESS, &v64) != 0)

@@ -54,8 +54,35 @@ void engine_isolated(struct engine *e, int file, int64_t delta)
 			(unsigned long long)e->vm[VM_mm_vmscan_throttled]);
 }
 
+/* Is A slower than B?  Ties go to the earlier one, for determinism. */
+static int slower(const struct reclaim_record *a, const struct reclaim_record *b)
+{
+	return a->duration > b->duration || (a->duration == b->duration && a->start < b->start);
+}
+
 void engine_record(struct engine *e, const struct reclaim_record *r)
 {
+	e->rec_sum.target_anon += r->target_anon;
+	e->rec_sum.target_file += r->target_file;
+	e->rec_sum.scanned_anon += r->scanned_anon;
+	e->rec_sum.scanned_file += r->scanned_file;
+	if (r->kind == RECLAIM_DIRECT) {
+		/* Insertion into the sorted top 20. */
+		e->rec_sum.direct++;
+		uint32_t n = e->rec_sum.nr_slowest, i = n < 20 ? n : 19;
+		if (n == 20 && !slower(r, &e->rec_sum.slowest[19]))
+			goto keep;
+		while (i > 0 && slower(r, &e->rec_sum.slowest[i - 1])) {
+			e->rec_sum.slowest[i] = e->rec_sum.slowest[i - 1];
+			i--;
+		}
+		e->rec_sum.slowest[i] = *r;
+		if (n < 20)
+			e->rec_sum.nr_slowest++;
+	}
+keep:
+	if (!e->keep_records)
+		return;
 	if (e->nr_records == e->cap_records) {
 		uint64_t cap = e->cap_records ? 2 * e->cap_records : 1024;
 		struct reclaim_record *n = realloc(e->records, cap * sizeof(*n));
@@ -718,6 +745,7 @@ int engine_init(struct engine *e, const struct vmr *v, const struct engine_param
 	e->p = *p;
 	e->policy = p->policy;
 	e->timeline = p->timeline;
+	e->keep_records = p->keep_records;
 	e->rng = p->seed ^ 0x5851F42D4C957F2Dull;
 	e->cost = (struct reclaim_costs){ .isolate_per_page = 50, .shrink_per_page = 400,
 					  .unmap_per_page = 600, .active_per_page = 150 };

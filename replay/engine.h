@@ -33,6 +33,7 @@ struct engine_params {
 	uint64_t seed;
 	simtime_t deadline;          /* work_done counts accesses before it; 0: the trace's span */
 	FILE *timeline;              /* nr_isolated over time, or NULL */
+	int keep_records;            /* keep every reclaim record (--events) */
 	int progress;
 };
 
@@ -117,8 +118,17 @@ struct engine {
 	struct sim_waitq folio_wait;       /* folio_wait_locked        */
 	int stopping;                      /* every task has finished  */
 
+	/* Every reclaim record is kept only for --events; the metrics need
+	 * just these running sums and the 20 slowest direct reclaims. */
+	int keep_records;
 	struct reclaim_record *records;
 	uint64_t nr_records, cap_records;
+	struct {
+		uint64_t target_anon, target_file, scanned_anon, scanned_file;
+		uint64_t direct;
+		struct reclaim_record slowest[20];   /* direct, longest first */
+		uint32_t nr_slowest;
+	} rec_sum;
 	uint32_t invocations;
 
 	uint32_t *dirty_list;        /* file folios dirtied since the flusher ran */

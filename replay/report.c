@@ -13,15 +13,6 @@ struct metric {
 
 #define MAX_METRICS (NR_VM_ITEMS + 32)
 
-static int cmp_latency_desc(const void *a, const void *b)
-{
-	const struct reclaim_record *x = *(const struct reclaim_record *const *)a;
-	const struct reclaim_record *y = *(const struct reclaim_record *const *)b;
-	if (x->duration != y->duration)
-		return x->duration < y->duration ? 1 : -1;
-	return x->start < y->start ? -1 : x->start > y->start;
-}
-
 /* Collects every metric of the run, in a fixed order. */
 static int collect(const struct engine *e, struct metric *m)
 {
@@ -45,41 +36,27 @@ static int collect(const struct engine *e, struct metric *m)
 
 	/* The over-reclaim review's measure: what get_scan_count asked for
 	 * against what shrink_lruvec actually scanned, as the anon share. */
-	uint64_t ta = 0, tf = 0, sa = 0, sf = 0, direct = 0;
-	for (uint64_t i = 0; i < e->nr_records; i++) {
-		const struct reclaim_record *r = &e->records[i];
-		ta += r->target_anon;
-		tf += r->target_file;
-		sa += r->scanned_anon;
-		sf += r->scanned_file;
-		direct += r->kind == RECLAIM_DIRECT;
-	}
+	uint64_t ta = e->rec_sum.target_anon, tf = e->rec_sum.target_file;
+	uint64_t sa = e->rec_sum.scanned_anon, sf = e->rec_sum.scanned_file;
 	PUT("scan_target_anon_share", ta + tf ? (double)ta / (ta + tf) : 0.0, 0);
 	PUT("scan_achieved_anon_share", sa + sf ? (double)sa / (sa + sf) : 0.0, 0);
 
 	/* The RFC's own measure: the 20 slowest direct reclaims. */
-	const struct reclaim_record **d = calloc(direct ? direct : 1, sizeof(*d));
-	uint64_t nd = 0;
-	for (uint64_t i = 0; d && i < e->nr_records; i++)
-		if (e->records[i].kind == RECLAIM_DIRECT)
-			d[nd++] = &e->records[i];
-	if (d)
-		qsort(d, nd, sizeof(*d), cmp_latency_desc);
-	uint64_t k = nd < 20 ? nd : 20, smax = 0, rmax = 0, ssum = 0, rsum = 0, lsum = 0;
+	uint64_t k = e->rec_sum.nr_slowest, smax = 0, rmax = 0, ssum = 0, rsum = 0, lsum = 0;
 	for (uint64_t i = 0; i < k; i++) {
-		smax = d[i]->nr_scanned > smax ? d[i]->nr_scanned : smax;
-		rmax = d[i]->nr_reclaimed > rmax ? d[i]->nr_reclaimed : rmax;
-		ssum += d[i]->nr_scanned;
-		rsum += d[i]->nr_reclaimed;
-		lsum += d[i]->duration;
+		const struct reclaim_record *d = &e->rec_sum.slowest[i];
+		smax = d->nr_scanned > smax ? d->nr_scanned : smax;
+		rmax = d->nr_reclaimed > rmax ? d->nr_reclaimed : rmax;
+		ssum += d->nr_scanned;
+		rsum += d->nr_reclaimed;
+		lsum += d->duration;
 	}
-	PUT("direct_reclaims", nd, 1);
+	PUT("direct_reclaims", e->rec_sum.direct, 1);
 	PUT("slow20_scanned_max", smax, 1);
 	PUT("slow20_scanned_mean", k ? (double)ssum / k : 0.0, 0);
 	PUT("slow20_reclaimed_max", rmax, 1);
 	PUT("slow20_reclaimed_mean", k ? (double)rsum / k : 0.0, 0);
 	PUT("slow20_latency_mean_ns", k ? (double)lsum / k : 0.0, 0);
-	free(d);
 #undef PUT
 	return n;
 }
