@@ -12,11 +12,12 @@
 #include <sys/stat.h>
 
 static const char usage[] =
-	"usage: vmreplay stats [options] DIR\n"
+	"usage: vmreplay stats [options] DIR...\n"
 	"\n"
-	"Gathers the results of the sweep in DIR and, per trace, memory limit,\n"
-	"policy, swappiness and metric (every vmstat counter and the derived\n"
-	"ones): n, mean, standard deviation and confidence interval over the\n"
+	"Gathers the results of the sweep in DIR (or split over several DIRs)\n"
+	"and, per trace, memory limit, policy, swappiness and metric (every\n"
+	"vmstat counter and the derived ones): n, mean, standard deviation and\n"
+	"confidence interval over the\n"
 	"seeds; Welch's t-test of each policy against its baseline (X+patch vs X,\n"
 	"mglru vs classic), Holm's correction over the whole sweep, Cohen's d.\n"
 	"\n"
@@ -141,13 +142,13 @@ int cmd_stats(int argc, char **argv)
 		default: fputs(usage, stderr); goto out;
 		}
 	}
-	if (optind != argc - 1) {
+	if (optind >= argc) {
 		fputs(usage, stderr);
 		goto out;
 	}
 	struct stats st;
 	char err[8192];
-	if (stats_gather(argv[optind], &so, &st, err, sizeof(err)) != 0) {
+	if (stats_gather(argv + optind, (size_t)(argc - optind), &so, &st, err, sizeof(err)) != 0) {
 		rc = cli_error(EXIT_FAIL, "stats", "%s", err);
 		goto out;
 	}

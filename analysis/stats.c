@@ -133,20 +133,60 @@ static void test_row(struct stats *st, struct stats_row *r)
 	}
 }
 
-int stats_gather(const char *dir, const struct stats_opts *o, struct stats *st,
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* A run counted twice would pass for two replicates. */
+static int unique_runs(char *const *dirs, const struct sweep_plan *plans, size_t n,
+		       char *err, size_t errlen)
+{
+	size_t total = 0;
+	for (size_t d = 0; d < n; d++)
+		total += plans[d].nr_runs;
+	const char **ids = malloc((total + 1) * sizeof(*ids));
+	if (!ids)
+		return snprintf(err, errlen, "out of memory"), -1;
+	size_t k = 0;
+	for (size_t d = 0; d < n; d++)
+		for (size_t i = 0; i < plans[d].nr_runs; i++)
+			ids[k++] = plans[d].runs[i].id;
+	qsort(ids, total, sizeof(*ids), cmp_str);
+	for (size_t i = 1; i < total; i++)
+		if (strcmp(ids[i - 1], ids[i]) == 0) {
+			snprintf(err, errlen, "run %s is in more than one of the sweeps given (%s, ...): "
+				 "give each directory once", ids[i], dirs[0]);
+			free(ids);
+			return -1;
+		}
+	free(ids);
+	return 0;
+}
+
+int stats_gather(char *const *dirs, size_t nr_dirs, const struct stats_opts *o, struct stats *st,
 		 char *err, size_t errlen)
 {
 	memset(st, 0, sizeof(*st));
 	st->conf_level = o->conf_level;
 	st->alpha = o->alpha;
-	struct sweep_plan plan;
-	if (sweep_plan_read(dir, &plan, err, errlen) != 0)
-		return -1;
+	struct sweep_plan *plans = calloc(nr_dirs + 1, sizeof(*plans));
+	if (!plans)
+		return snprintf(err, errlen, "out of memory"), -1;
+	size_t nr_plans = 0;
 	struct group_cells *gc = NULL;
 	size_t nr_gc = 0;
 	int rc = -1;
-	for (size_t i = 0; i < plan.nr_runs; i++) {
-		const struct sweep_run *run = &plan.runs[i];
+	for (; nr_plans < nr_dirs; nr_plans++)
+		if (sweep_plan_read(dirs[nr_plans], &plans[nr_plans], err, errlen) != 0)
+			goto out;
+	if (unique_runs(dirs, plans, nr_dirs, err, errlen) != 0)
+		goto out;
+	for (size_t d = 0; d < nr_dirs; d++) {
+	const char *dir = dirs[d];
+	const struct sweep_plan *pl = &plans[d];
+	for (size_t i = 0; i < pl->nr_runs; i++) {
+		const struct sweep_run *run = &pl->runs[i];
 		char rel[64], path[4200];
 		sweep_path("results", run, rel, sizeof(rel));
 		snprintf(path, sizeof(path), "%s/%s", dir, rel);
@@ -154,14 +194,14 @@ int stats_gather(const char *dir, const struct stats_opts *o, struct stats *st,
 			if (!o->partial) {
 				snprintf(err, errlen, "%.3000s: missing: run %s (%s, %s) has no result yet; "
 					 "finish the sweep, or use --partial", path, run->id,
-					 plan.traces[run->trace].name, run->policy);
+					 pl->traces[run->trace].name, run->policy);
 				goto out;
 			}
 			st->nr_missing++;
 			continue;
 		}
 		struct result res;
-		if (sweep_result_check(path, &plan, run, err, errlen) != 0 ||
+		if (sweep_result_check(path, pl, run, err, errlen) != 0 ||
 		    result_read(path, &res, err, errlen) != 0)
 			goto out;
 		if (derived_add(&res) != 0) {
@@ -173,7 +213,7 @@ int stats_gather(const char *dir, const struct stats_opts *o, struct stats *st,
 		struct stats_group key = { .swappiness = run->swappiness,
 					   .memory_limit = run->memory_limit,
 					   .node_memory = run->node_memory };
-		snprintf(key.trace, sizeof(key.trace), "%s", plan.traces[run->trace].name);
+		snprintf(key.trace, sizeof(key.trace), "%s", pl->traces[run->trace].name);
 		snprintf(key.policy, sizeof(key.policy), "%s", run->policy);
 		snprintf(key.swap, sizeof(key.swap), "%s", run->swap[0] ? run->swap : "-");
 		long g = find_group(st, &key);
@@ -206,6 +246,7 @@ oom_res:
 		result_free(&res);
 		snprintf(err, errlen, "out of memory");
 		goto out;
+	}
 	}
 
 	/* One row per (group, metric) that has values. */
@@ -273,7 +314,9 @@ out:
 		free(gc[g].c);
 	}
 	free(gc);
-	sweep_plan_free(&plan);
+	for (size_t d = 0; d < nr_plans; d++)
+		sweep_plan_free(&plans[d]);
+	free(plans);
 	if (rc)
 		stats_free(st);
 	return rc;

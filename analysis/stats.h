@@ -67,11 +67,14 @@ struct stats_opts {
 };
 
 /*
- * Gathers DIR's results (the runs of DIR/plan.tsv) and computes
+ * Gathers the results of the sweeps in DIRS[0..n) (the runs of each
+ * DIR/plan.tsv; one sweep may be split over several directories, and
+ * runs of one condition in several are replicates of it) and computes
  * everything above.  0, or -1 with err set: a missing result (unless
- * opts->partial) or a damaged one is an error naming the file.
+ * opts->partial), a damaged one, or one run in two directories is an
+ * error naming the file.
  */
-int stats_gather(const char *dir, const struct stats_opts *opts, struct stats *st,
+int stats_gather(char *const *dirs, size_t n, const struct stats_opts *opts, struct stats *st,
 		 char *err, size_t errlen);
 void stats_free(struct stats *st);
 

@@ -12,9 +12,10 @@
 #include <unistd.h>
 
 static const char usage[] =
-	"usage: vmreplay plot [options] DIR\n"
+	"usage: vmreplay plot [options] DIR...\n"
 	"\n"
-	"Draws the figures of the sweep in DIR with gnuplot: each metric versus\n"
+	"Draws the figures of the sweep in DIR (or split over several DIRs) with\n"
+	"gnuplot: each metric versus\n"
 	"swappiness (one curve per policy, confidence intervals, a * where a\n"
 	"policy differs from its baseline after Holm's correction) and their\n"
 	"six-panel overview; CDFs of pages scanned and latency per reclaim\n"
@@ -23,7 +24,7 @@ static const char usage[] =
 	"PDF, SVG, PNG and LaTeX (cairolatex), the data beside each, and\n"
 	"index.html and README.md listing them with their captions.\n"
 	"\n"
-	"  -o, --out DIR2       where the figures go (default: DIR/figures)\n"
+	"  -o, --out DIR2       where the figures go (default: the first DIR/figures)\n"
 	"  -m, --metric NAME    a metric versus swappiness (repeatable; default:\n"
 	"                       pgsteal_file pgsteal_anon pgscan_file pgscan_anon\n"
 	"                       workingset_refault_file workingset_refault_anon)\n"
@@ -128,14 +129,15 @@ int cmd_plot(int argc, char **argv)
 		default: fputs(usage, stderr); goto out;
 		}
 	}
-	if (optind != argc - 1) {
+	if (optind >= argc) {
 		fputs(usage, stderr);
 		goto out;
 	}
-	po.dir = argv[optind];
+	po.dirs = argv + optind;
+	po.nr_dirs = (size_t)(argc - optind);
 	char outbuf[PATH_MAX + 16], scriptbuf[PATH_MAX], err[8192];
 	if (!po.out) {
-		snprintf(outbuf, sizeof(outbuf), "%s/figures", po.dir);
+		snprintf(outbuf, sizeof(outbuf), "%s/figures", po.dirs[0]);
 		po.out = outbuf;
 	}
 	if (scripts)
@@ -158,7 +160,7 @@ int cmd_plot(int argc, char **argv)
 		po.jobs = n > 0 ? (unsigned)n : 1;
 	}
 	struct stats st;
-	if (stats_gather(po.dir, &so, &st, err, sizeof(err)) != 0) {
+	if (stats_gather(po.dirs, po.nr_dirs, &so, &st, err, sizeof(err)) != 0) {
 		rc = cli_error(EXIT_FAIL, "plot", "%s", err);
 		goto out;
 	}

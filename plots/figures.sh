@@ -1,10 +1,19 @@
 #!/bin/bash
 # figures.sh BUILD OUT — the main job (`make figures`).
 #
-# Ingests every bundled trace (traces/*/ctf) once, replays it against the
-# reference LRU at memory sizes from 5% to 110% of the trace's footprint,
-# gathers one TSV, and draws miss ratio versus memory size with gnuplot.
-# Runs go to all cores; every output is written whole or not at all.
+# Sweeps every bundled trace (traces/*/ctf) against every policy that
+# `vmreplay run --list-policies` names — a policy added there appears here
+# with no change to this script — then writes statistics, tables and
+# figures into OUT:
+#
+#   reference policies (no swappiness: lru)  13 memory sizes, 5% to 110% of
+#       each trace's distinct pages → the miss-ratio curve
+#   kernel policies (swappiness: classic, …)  the seven swappiness values x
+#       5 seeds at two memory limits, recording per-reclaim events and
+#       isolation timelines → metric-vs-swappiness figures, CDFs, time series
+#
+# The sweeps live in BUILD/figures/ and are resumable: a second `make
+# figures` redoes no run, an interrupted one only the missing runs.
 set -euo pipefail
 build=${1:-build}
 out=${2:-out}
@@ -12,48 +21,51 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 vmr=$root/$build/vmreplay
 export VMREPLAY_CACHE=${VMREPLAY_CACHE:-$root/$build/cache}
-jobs=$(nproc)
-mkdir -p "$out"
-work=$(mktemp -d "$out/.figures.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-
 say() { echo "figures: $*" >&2; }
+start=$(date +%s)
 
 traces=()
 for d in traces/*/ctf; do [ -d "$d" ] && traces+=("$d"); done
 [ ${#traces[@]} -gt 0 ] || { say "no bundled traces under traces/*/ctf"; exit 1; }
 
-# Percent of each trace's distinct pages given to the LRU.
-fractions="5 10 15 20 30 40 50 60 70 80 90 100 110"
-: >"$work/runs"
-for t in "${traces[@]}"; do
-    name=$(basename "$(dirname "$t")")
-    "$vmr" ingest -q -f json "$t" >"$work/$name.json"
-    pages=$(sed -n 's/.*"pages": \([0-9]*\).*/\1/p' "$work/$name.json")
-    accesses=$(sed -n 's/.*"accesses": \([0-9]*\).*/\1/p' "$work/$name.json")
-    say "$name: $accesses accesses over $pages distinct pages"
-    for f in $fractions; do
-        echo "$name $t $(( (pages * f + 99) / 100 ))" >>"$work/runs"
-    done
-done
+policies=$("$vmr" run --list-policies)
+reference=$(awk -F'\t' '$2 == "no" { printf "%s ", $1 }' <<<"$policies")
+kernel=$(awk -F'\t' '$2 == "yes" { printf "%s ", $1 }' <<<"$policies")
+say "policies: reference: ${reference:-none}; kernel: ${kernel:-none}"
 
-# One run per line: NAME TRACE PAGES → $work/NAME.PAGES.tsv
-total=$(wc -l <"$work/runs")
-say "$total replays on $jobs cores"
-export vmr work
-xargs -P "$jobs" -L 1 sh -c '"$vmr" run -q -p lru -n "$3" -f tsv -o "$work/$1.$3.tsv" "$2"' _ <"$work/runs"
+sweeps=$root/$build/figures
+mkdir -p "$sweeps" "$out"
+dirs=()
 
-# Gather: the replay's columns, with the trace's short name.
-tsv=$work/missratio.tsv
-printf 'trace\tmemory_pages\tmemory_mib\taccesses\thits\tmisses\tevictions\tmiss_ratio\n' >"$tsv"
-while read -r name trace pages; do
-    awk -F'\t' -v OFS='\t' -v n="$name" -v p="$pages" \
-        'NR == 2 {print n, p, $5 / 1048576, $10, $11, $12, $14, $16}' \
-        "$work/$name.$pages.tsv" >>"$tsv"
-done <"$work/runs"
+# write_sweep FILE POLICIES MEMORY-LIMITS [extra lines...]
+write_sweep() {
+    local file=$1 pols=$2 limits=$3; shift 3
+    {
+        echo "# written by plots/figures.sh"
+        for t in "${traces[@]}"; do echo "trace $root/$t"; done
+        echo "policy $pols"
+        echo "memory-limit $limits"
+        for line in "$@"; do echo "$line"; done
+    } >"$file.tmp"
+    mv -f "$file.tmp" "$file"
+}
 
-gnuplot -e "datafile='$tsv'; outprefix='$work/missratio'" plots/missratio.gp
-for ext in tsv pdf svg png; do
-    mv -f "$work/missratio.$ext" "$out/missratio.$ext"
-done
-say "wrote $out/missratio.{pdf,svg,png} and the data beside them, $out/missratio.tsv"
+if [ -n "$reference" ]; then
+    write_sweep "$sweeps/reference.sweep" "$reference" \
+        "5% 10% 15% 20% 30% 40% 50% 60% 70% 80% 90% 100% 110%"
+    "$vmr" sweep -d "$sweeps/reference" "$sweeps/reference.sweep"
+    dirs+=("$sweeps/reference")
+fi
+if [ -n "$kernel" ]; then
+    # Two limits: half the trace's footprint (steady reclaim) and a
+    # quarter (heavy pressure, where policies part ways).
+    write_sweep "$sweeps/kernel.sweep" "$kernel" "25% 50%" \
+        "swappiness 1 36 71 106 141 176 200" "seed 1-5" "events yes" "timeline yes"
+    "$vmr" sweep -d "$sweeps/kernel" "$sweeps/kernel.sweep"
+    dirs+=("$sweeps/kernel")
+fi
+
+"$vmr" stats -O "$out" "${dirs[@]}"
+"$vmr" plot -o "$out" "${dirs[@]}"
+say "wrote $out/: $(grep -c '<figure>' "$out/index.html") figures (index.html, README.md)," \
+    "tables.{txt,md,tex}, stats.{tsv,json} in $(( $(date +%s) - start )) s"

@@ -181,9 +181,13 @@ static int run_jobs(struct jobs *js, const struct plot_opts *o, struct figure_li
 			continue;
 		}
 		unlink(log);
-		if (add_figure(figs, j->stem, j->data, j->latex, j->caption) != 0 && !failed++)
-			fail(err, errlen, "out of memory");
+		pids[i] = -1;          /* done and good */
 	}
+	/* Listed in the order they were planned, not the order they ended. */
+	for (size_t i = 0; i < js->n && !failed; i++)
+		if (pids[i] == -1 && add_figure(figs, js->j[i].stem, js->j[i].data, js->j[i].latex,
+						js->j[i].caption) != 0)
+			failed = (size_t)(fail(err, errlen, "out of memory") != 0);
 	free(pids);
 	return failed ? -1 : 0;
 }
@@ -377,24 +381,42 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static const struct sweep_run *runs_of(const struct sweep_plan *plan, const struct stats_group *c,
-				       const char *policy, int swappiness, size_t *from)
+/* The sweeps being drawn: their plans, to find each run's event files. */
+struct sweeps {
+	char *const *dir;
+	struct sweep_plan *plan;
+	size_t n;
+};
+
+/* The next run of POLICY at SWAPPINESS in condition C; *FROM is a cursor
+ * over all sweeps' runs, *DIR gets the run's sweep directory. */
+static const struct sweep_run *runs_of(const struct sweeps *sw, const struct stats_group *c,
+				       const char *policy, int swappiness, size_t *from,
+				       const char **dir)
 {
-	for (size_t i = *from; i < plan->nr_runs; i++) {
+	size_t base = 0;
+	for (size_t d = 0; d < sw->n; base += sw->plan[d++].nr_runs) {
+	const struct sweep_plan *plan = &sw->plan[d];
+	if (*from >= base + plan->nr_runs)
+		continue;
+	for (size_t i = *from - base; i < plan->nr_runs; i++) {
 		const struct sweep_run *r = &plan->runs[i];
 		if (strcmp(plan->traces[r->trace].name, c->trace) || r->memory_limit != c->memory_limit ||
 		    r->node_memory != c->node_memory || strcmp(r->swap[0] ? r->swap : "-", c->swap) ||
 		    strcmp(r->policy, policy) || r->swappiness != swappiness)
 			continue;
-		*from = i + 1;
+		*from = base + i + 1;
+		*dir = sw->dir[d];
 		return r;
+	}
+	*from = base + plan->nr_runs;
 	}
 	return NULL;
 }
 
 /* CDF data of COLUMN over every events file of each policy's runs at
  * SWAPPINESS; returns the number of policies with events (0: no file). */
-static int write_cdf(const struct sweep_plan *plan, const struct plot_opts *o,
+static int write_cdf(const struct sweeps *sw,
 		     const struct stats_group *c, const struct policies *pols, int swappiness,
 		     const char *column, double scale, const char *path, char *names, size_t nlen,
 		     char *cols, size_t clen, size_t *seeds, char *err, size_t errlen)
@@ -410,9 +432,10 @@ static int write_cdf(const struct sweep_plan *plan, const struct plot_opts *o,
 		struct column_file v = { 0 };
 		size_t from = 0, files = 0;
 		const struct sweep_run *r;
-		while ((r = runs_of(plan, c, pols->name[p], swappiness, &from))) {
+		const char *dir;
+		while ((r = runs_of(sw, c, pols->name[p], swappiness, &from, &dir))) {
 			char ev[4200];
-			snprintf(ev, sizeof(ev), "%s/events/%s.tsv", o->dir, r->id);
+			snprintf(ev, sizeof(ev), "%s/events/%s.tsv", dir, r->id);
 			if (!r->events || access(ev, F_OK) != 0)
 				continue;
 			if (read_column(ev, column, scale, &v, err, errlen) != 0) {
@@ -449,7 +472,7 @@ static int write_cdf(const struct sweep_plan *plan, const struct plot_opts *o,
 
 /* Timeline data: the first run (lowest seed) of each policy at SWAPPINESS
  * that recorded one. */
-static int write_timeline(const struct sweep_plan *plan, const struct plot_opts *o,
+static int write_timeline(const struct sweeps *sw,
 			  const struct stats_group *c, const struct policies *pols, int swappiness,
 			  const char *path, char *names, size_t nlen, char *cols, size_t clen,
 			  long *seed, char *err, size_t errlen)
@@ -467,15 +490,18 @@ static int write_timeline(const struct sweep_plan *plan, const struct plot_opts 
 	for (size_t p = 0; p < pols->n; p++) {
 		size_t from = 0;
 		const struct sweep_run *r, *best = NULL;
+		const char *dir, *best_dir = NULL;
 		char tl[4200];
-		while ((r = runs_of(plan, c, pols->name[p], swappiness, &from))) {
-			snprintf(tl, sizeof(tl), "%s/timeline/%s.tsv", o->dir, r->id);
-			if (r->timeline && access(tl, F_OK) == 0 && (!best || r->seed < best->seed))
+		while ((r = runs_of(sw, c, pols->name[p], swappiness, &from, &dir))) {
+			snprintf(tl, sizeof(tl), "%s/timeline/%s.tsv", dir, r->id);
+			if (r->timeline && access(tl, F_OK) == 0 && (!best || r->seed < best->seed)) {
 				best = r;
+				best_dir = dir;
+			}
 		}
 		if (!best)
 			continue;
-		snprintf(tl, sizeof(tl), "%s/timeline/%s.tsv", o->dir, best->id);
+		snprintf(tl, sizeof(tl), "%s/timeline/%s.tsv", best_dir, best->id);
 		struct column_file v[4] = { { 0 } };
 		int bad = 0;
 		for (int k = 0; k < 4 && !bad; k++)
@@ -530,7 +556,7 @@ static int xtics_of(const struct stats *st, const struct stats_group *c, char *b
 	return n;
 }
 
-static int condition_figures(const struct stats *st, const struct sweep_plan *plan,
+static int condition_figures(const struct stats *st, const struct sweeps *sw,
 			     const struct plot_opts *o, const struct stats_group *c,
 			     const struct policies *pols, struct jobs *js, char *err, size_t errlen)
 {
@@ -540,8 +566,8 @@ static int condition_figures(const struct stats *st, const struct sweep_plan *pl
 	snprintf(dir, sizeof(dir), "%s/%s/latex", o->out, rel);
 	if (mkdir_p(dir) != 0)
 		return fail(err, errlen, "%s: cannot create: %s", dir, strerror(errno));
-	int sw;
-	xtics_of(st, c, xt, sizeof(xt), &sw);
+	int near60;
+	xtics_of(st, c, xt, sizeof(xt), &near60);
 
 	char ov_files[6 * 4300] = "", ov_metrics[2048] = "", ov_pols[2048] = "", ov_cols[512] = "";
 	int ov_n = 0, ov_ok = 1;
@@ -604,7 +630,7 @@ static int condition_figures(const struct stats *st, const struct sweep_plan *pl
 			return fail(err, errlen, "out of memory");
 	}
 
-	int at = o->cdf_swappiness >= 0 ? o->cdf_swappiness : sw;
+	int at = o->cdf_swappiness >= 0 ? o->cdf_swappiness : near60;
 	if (at < 0)
 		return 0;
 	static const struct { const char *stem, *column, *label, *what; double scale; } cdfs[] = {
@@ -617,7 +643,7 @@ static int condition_figures(const struct stats *st, const struct sweep_plan *pl
 		char pn[2048], pc[512];
 		size_t seeds;
 		snprintf(path, sizeof(path), "%s/%s/%s.tsv", o->out, rel, cdfs[k].stem);
-		int have = write_cdf(plan, o, c, pols, at, cdfs[k].column, cdfs[k].scale, path, pn,
+		int have = write_cdf(sw, c, pols, at, cdfs[k].column, cdfs[k].scale, path, pn,
 				     sizeof(pn), pc, sizeof(pc), &seeds, err, errlen);
 		if (have < 0)
 			return -1;
@@ -641,7 +667,7 @@ static int condition_figures(const struct stats *st, const struct sweep_plan *pl
 	char pn[2048], pc[512];
 	long seed;
 	snprintf(path, sizeof(path), "%s/%s/timeline.tsv", o->out, rel);
-	int have = write_timeline(plan, o, c, pols, at, path, pn, sizeof(pn), pc, sizeof(pc), &seed,
+	int have = write_timeline(sw, c, pols, at, path, pn, sizeof(pn), pc, sizeof(pc), &seed,
 				  err, errlen);
 	if (have < 0)
 		return -1;
@@ -725,14 +751,21 @@ int plot_sweep(const struct stats *st, const struct plot_opts *o, struct figure_
 	       char *err, size_t errlen)
 {
 	memset(figs, 0, sizeof(*figs));
-	if (strchr(o->out, '\'') || strchr(o->dir, '\''))
+	if (strchr(o->out, '\''))
 		return fail(err, errlen, "%s: paths with a single quote cannot be passed to gnuplot",
-			    strchr(o->out, '\'') ? o->out : o->dir);
+			    o->out);
 	if (mkdir_p(o->out) != 0)
 		return fail(err, errlen, "%s: cannot create: %s", o->out, strerror(errno));
-	struct sweep_plan plan;
-	if (sweep_plan_read(o->dir, &plan, err, errlen) != 0)
-		return -1;
+	struct sweeps sw = { .dir = o->dirs, .n = 0 };
+	if (!(sw.plan = calloc(o->nr_dirs + 1, sizeof(*sw.plan))))
+		return fail(err, errlen, "out of memory");
+	int rc = 0;
+	for (; sw.n < o->nr_dirs && rc == 0; sw.n++)
+		rc = sweep_plan_read(o->dirs[sw.n], &sw.plan[sw.n], err, errlen);
+	if (rc) {
+		sw.n--;
+		goto out;
+	}
 	struct policies pols = { .n = 0 };
 	for (size_t g = 0; g < st->nr_groups && pols.n < 256; g++) {
 		size_t i;
@@ -742,7 +775,7 @@ int plot_sweep(const struct stats *st, const struct plot_opts *o, struct figure_
 			pols.name[pols.n++] = st->groups[g].policy;
 	}
 	struct jobs js = { 0 };
-	int rc = memory_figure(st, o, &js, err, errlen);
+	rc = memory_figure(st, o, &js, err, errlen);
 	for (size_t g = 0; g < st->nr_groups && rc == 0; g++) {
 		if (st->groups[g].swappiness < 0)
 			continue;
@@ -751,12 +784,15 @@ int plot_sweep(const struct stats *st, const struct plot_opts *o, struct figure_
 			if (st->groups[h].swappiness >= 0 && same_condition(&st->groups[h], &st->groups[g]))
 				break;
 		if (h == g)
-			rc = condition_figures(st, &plan, o, &st->groups[g], &pols, &js, err, errlen);
+			rc = condition_figures(st, &sw, o, &st->groups[g], &pols, &js, err, errlen);
 	}
 	if (rc == 0)
 		rc = run_jobs(&js, o, figs, err, errlen);
 	free_jobs(&js);
-	sweep_plan_free(&plan);
+out:
+	for (size_t d = 0; d < sw.n; d++)
+		sweep_plan_free(&sw.plan[d]);
+	free(sw.plan);
 	if (rc == 0)
 		rc = plot_write_index(o->out, figs, err, errlen);
 	return rc;

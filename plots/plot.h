@@ -19,7 +19,8 @@
 #include "stats.h"
 
 struct plot_opts {
-	const char *dir;               /* the sweep directory                */
+	char *const *dirs;             /* the sweep directories              */
+	size_t nr_dirs;
 	const char *out;               /* where figures go                   */
 	const char *scripts;           /* the folder of the gnuplot scripts  */
 	char *const *metrics;          /* versus swappiness                  */

@@ -362,9 +362,10 @@ int sweep_file_parse(const char *path, const char *text, struct sweep_spec *s,
 				seen_policy_all = p.line;
 			else if (!rc && seen_policy_all)
 				rc = fail(&p, "'all' was given on line %d", seen_policy_all);
-		} else if (strcmp(p.key, "swappiness") == 0)
+		} else if (strcmp(p.key, "swappiness") == 0) {
 			rc = parse_swappiness(&p, s, v, nv);
-		else if (strcmp(p.key, "memory-limit") == 0)
+			seen_swappiness = 1;
+		} else if (strcmp(p.key, "memory-limit") == 0)
 			rc = parse_memory(&p, s, v, nv);
 		else if (strcmp(p.key, "node-memory") == 0)
 			rc = parse_node_memory(&p, s, v, nv);
