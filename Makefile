@@ -39,19 +39,34 @@ WL_SRCS  := $(filter-out $(WL_COMMON_SRCS),$(wildcard capture/workloads/*.c))
 WL_BINS  := $(WL_SRCS:capture/workloads/%.c=$(BUILD)/workloads/%)
 UST_LIBS := $(shell pkg-config --libs lttng-ust 2>/dev/null) -ldl -lpthread
 
+# `vmreplay capture`: the front end is part of build/vmreplay; the tracefs
+# bridge is a separate agent linked with lttng-ust, libtracefs and
+# libtraceevent, so that build/vmreplay itself needs none of them.
+CAPTURE_FE_SRCS := capture/cmd_capture.c capture/capture_sys.c
+CAPTURE_FE_OBJS := $(CAPTURE_FE_SRCS:%.c=$(BUILD)/%.o)
+AGENT_SRCS := capture/agent.c capture/vmreplay_kernel_tp.c capture/vmreplay_capture_tp.c
+AGENT_OBJS := $(AGENT_SRCS:%.c=$(BUILD)/%.o) $(TP_OBJ)
+AGENT_BIN  := $(BUILD)/vmreplay-capture-agent
+TRACEFS_CFLAGS := $(shell pkg-config --cflags libtracefs libtraceevent 2>/dev/null)
+TRACEFS_LIBS   := $(shell pkg-config --libs libtracefs libtraceevent 2>/dev/null)
+
 TEST_SRCS := $(wildcard tests/test_*.c)
 TEST_BINS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 
 .SECONDARY:
 .PHONY: all deps check check-asan bench figures clean test-build
-all: $(BUILD)/vmreplay $(WL_BINS) $(TEST_BINS)
+all: $(BUILD)/vmreplay $(AGENT_BIN) $(WL_BINS) $(TEST_BINS)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
 
-$(BUILD)/vmreplay: $(BUILD)/$(MAIN_SRC:.c=.o) $(LIB_OBJS)
+$(BUILD)/vmreplay: $(BUILD)/$(MAIN_SRC:.c=.o) $(LIB_OBJS) $(CAPTURE_FE_OBJS)
 	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+
+$(BUILD)/capture/agent.o: CPPFLAGS += $(TRACEFS_CFLAGS)
+$(AGENT_BIN): $(AGENT_OBJS)
+	$(CC) $(LDFLAGS) $^ $(TRACEFS_LIBS) $(UST_LIBS) -o $@
 
 $(BUILD)/workloads/%: $(BUILD)/capture/workloads/%.o $(WL_COMMON_OBJS) $(TP_OBJ)
 	@mkdir -p $(dir $@)

@@ -10,6 +10,7 @@
 /* The later stages' commands (analysis/, plots/, replay/cmd_sweep.c). */
 int cmd_sweep(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
+int cmd_capture(int argc, char **argv);   /* capture/cmd_capture.c */
 int cmd_plot(int argc, char **argv);
 
 struct subcommand {
@@ -19,7 +20,7 @@ struct subcommand {
 };
 
 static const struct subcommand subcommands[] = {
-	{ "capture", NULL,       "record a reclaim session of a command (LTTng + tracefs)" },
+	{ "capture", cmd_capture, "record a reclaim session of a command (LTTng + tracefs)" },
 	{ "ingest",  cmd_ingest, "decode a CTF trace into a .vmr replay file" },
 	{ "run",     cmd_run,    "replay a trace against one policy" },
 	{ "sweep",   cmd_sweep,  "run traces x policies x swappiness x seeds" },

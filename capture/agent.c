@@ -1,0 +1,1101 @@
+/*
+ * agent.c - build/vmreplay-capture-agent: the tracefs bridge of
+ * `vmreplay capture`.
+ *
+ * It reads the kernel's reclaim, fault, page-cache, DAMON and process
+ * tracepoints from two private tracefs instances with libtracefs and
+ * libtraceevent, and re-emits every record as a `vmreplay_kernel` LTTng-UST
+ * event carrying the kernel's own timestamp (kts); it also emits the
+ * session's facts (`vmreplay:session`, `vmreplay_capture:*`) and the
+ * periodic /proc/vmstat, memory.stat and memory-map snapshots.  The front
+ * end (capture/cmd_capture.c) owns every other setting of the machine.
+ *
+ *   instance "<prefix>-task"   events that fire in the workload's context,
+ *                              filtered to its tasks by set_event_pid with
+ *                              event-fork (children join automatically)
+ *   instance "<prefix>-kswapd" kswapd's own reclaim events (filter on its
+ *                              comm) and damon_aggregated of our kdamond
+ *
+ * Protocol with the front end: stdin is a control pipe, stdout a status
+ * pipe.  The agent sets everything up with tracing off and prints
+ * "armed"; on "go" it emits the session events, switches tracing on and
+ * prints "ready"; on "stop" (or EOF: the front end died) it switches
+ * tracing off, drains the buffers, emits the last snapshots and
+ * capture_end, removes its instances and prints "done LOST BRIDGED".
+ * Errors: one line on stderr, exit 1.  SIGINT and SIGHUP are ignored
+ * (a Ctrl-C reaches the front end, which decides); SIGTERM stops.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <tracefs.h>
+#include <event-parse.h>
+
+#include "vmreplay_tp.h"
+#include "vmreplay_kernel_tp.h"
+#include "vmreplay_capture_tp.h"
+
+#define PROG "vmreplay-capture-agent"
+#define CLONE_THREAD_FLAG 0x00010000ull
+
+static volatile sig_atomic_t stop_requested;
+
+static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+
+/* ------------------------------------------------------------------ */
+/* Options                                                             */
+
+static struct {
+	int root_pid;
+	const char *cgroup;
+	unsigned cgroup_version;
+	uint64_t limit;
+	int swappiness;
+	const char *swap_kind, *swap_device;
+	uint64_t swap_size;
+	unsigned period_ms;
+	const char *prefix;
+	int kernel_domain;          /* lttng-modules records the rest */
+	const char *damon_dir;      /* kdamond sysfs dir we run, or NULL */
+	int kdamond_pid;
+	uint64_t damon_sample_us, damon_aggr_us, damon_update_us;
+	const char *damon_note;
+	const char *workload, *argv;
+	unsigned buffer_kb;
+	unsigned max_damon_targets;
+} opt = {
+	.period_ms = 100, .cgroup_version = 1, .swappiness = -1,
+	.swap_kind = "none", .swap_device = "", .damon_note = "",
+	.workload = "", .argv = "", .buffer_kb = 8192, .max_damon_targets = 8,
+};
+
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, PROG ": ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+static uint64_t now_mono(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static char *read_file(const char *path, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	size_t cap = 8192, n = 0;
+	char *buf = malloc(cap);
+	for (;;) {
+		if (!buf)
+			break;
+		if (n + 4096 + 1 > cap) {
+			char *b = realloc(buf, cap *= 2);
+			if (!b) {
+				free(buf);
+				buf = NULL;
+				break;
+			}
+			buf = b;
+		}
+		ssize_t r = read(fd, buf + n, cap - n - 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		n += r;
+	}
+	close(fd);
+	if (buf) {
+		buf[n] = '\0';
+		if (len)
+			*len = n;
+	}
+	return buf;
+}
+
+static int write_str(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = write(fd, s, strlen(s));
+	int e = errno;
+	close(fd);
+	errno = e;
+	return n == (ssize_t)strlen(s) ? 0 : -1;
+}
+
+/* ------------------------------------------------------------------ */
+/* The process tree: tid -> thread group and name                      */
+
+struct task {
+	int tid, tgid;
+	char comm[16];
+	int named;                  /* task_comm emitted or fork seen */
+};
+
+static struct task *tasks;
+static size_t nr_tasks, cap_tasks;
+static int *task_slots;         /* open addressing: index + 1 */
+static size_t nr_slots;
+
+static struct task *task_lookup(int tid, int create)
+{
+	if (!nr_slots) {
+		nr_slots = 1024;
+		task_slots = calloc(nr_slots, sizeof(*task_slots));
+		if (!task_slots)
+			die("out of memory");
+	}
+	size_t mask = nr_slots - 1, j = ((uint64_t)tid * 0x9E3779B97F4A7C15ull) >> 40 & mask;
+	for (; task_slots[j]; j = (j + 1) & mask)
+		if (tasks[task_slots[j] - 1].tid == tid)
+			return &tasks[task_slots[j] - 1];
+	if (!create)
+		return NULL;
+	if (nr_tasks == cap_tasks) {
+		cap_tasks = cap_tasks ? 2 * cap_tasks : 256;
+		tasks = realloc(tasks, cap_tasks * sizeof(*tasks));
+		if (!tasks)
+			die("out of memory");
+	}
+	struct task *t = &tasks[nr_tasks++];
+	memset(t, 0, sizeof(*t));
+	t->tid = tid;
+	task_slots[j] = (int)nr_tasks;
+	if (nr_tasks * 2 > nr_slots) {         /* grow and rehash */
+		free(task_slots);
+		nr_slots *= 2;
+		task_slots = calloc(nr_slots, sizeof(*task_slots));
+		if (!task_slots)
+			die("out of memory");
+		for (size_t i = 0; i < nr_tasks; i++) {
+			size_t k = ((uint64_t)tasks[i].tid * 0x9E3779B97F4A7C15ull) >> 40 & (nr_slots - 1);
+			while (task_slots[k])
+				k = (k + 1) & (nr_slots - 1);
+			task_slots[k] = (int)i + 1;
+		}
+		t = task_lookup(tid, 0);
+	}
+	return t;
+}
+
+/* The thread group of TID: from the tree, else from /proc (and then the
+ * task's name is emitted once, so that the trace can name it). */
+static int tgid_of(int tid, uint64_t kts)
+{
+	if (tid <= 0)
+		return 0;
+	struct task *t = task_lookup(tid, 1);
+	if (t->tgid)
+		return t->tgid;
+	char path[64], *s;
+	snprintf(path, sizeof(path), "/proc/%d/status", tid);
+	t->tgid = -1;                       /* unknown: asked once */
+	if ((s = read_file(path, NULL))) {
+		char *p = strstr(s, "\nTgid:");
+		if (p)
+			t->tgid = atoi(p + 6);
+		p = strncmp(s, "Name:", 5) == 0 ? s + 5 : NULL;
+		if (p) {
+			while (*p == '\t' || *p == ' ')
+				p++;
+			size_t n = strcspn(p, "\n");
+			if (n > 15)
+				n = 15;
+			memcpy(t->comm, p, n);
+			t->comm[n] = '\0';
+		}
+		free(s);
+	}
+	if (!t->named && t->comm[0]) {
+		lttng_ust_tracepoint(vmreplay_capture, task_comm, kts, tid, t->tgid > 0 ? t->tgid : 0, t->comm);
+		t->named = 1;
+	}
+	return t->tgid > 0 ? t->tgid : 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* The bridge: ftrace event -> vmreplay_kernel event                   */
+
+enum bridge_kind {
+	B_DIRECT_BEGIN, B_DIRECT_END, B_MEMCG_BEGIN, B_MEMCG_END,
+	B_KSWAPD_WAKE, B_KSWAPD_SLEEP, B_WAKEUP_KSWAPD, B_LRU_ISOLATE,
+	B_SHRINK_INACTIVE, B_SHRINK_ACTIVE, B_THROTTLED, B_WRITE_FOLIO,
+	B_FAULT_USER, B_FILEMAP_ADD, B_FILEMAP_DELETE, B_FILEMAP_GET_PAGES,
+	B_DAMON, B_FORK, B_EXEC, B_EXIT, B_NEWTASK, NR_BRIDGE
+};
+
+/* Where an event is read from: 'T' the task instance, 'K' the kswapd one. */
+struct bridge_spec {
+	enum bridge_kind kind;
+	const char *system, *event;
+	char where;
+	int in_kernel_domain;       /* lttng-modules records it itself */
+	const char *fields[13];     /* ftrace field names -> v[0..] */
+	const char *filter;         /* for the 'K' instance */
+};
+
+static const struct bridge_spec specs[] = {
+	{ B_DIRECT_BEGIN, "vmscan", "mm_vmscan_direct_reclaim_begin", 'T', 1, { "order", "gfp_flags" }, 0 },
+	{ B_DIRECT_END, "vmscan", "mm_vmscan_direct_reclaim_end", 'T', 1, { "nr_reclaimed" }, 0 },
+	{ B_MEMCG_BEGIN, "vmscan", "mm_vmscan_memcg_reclaim_begin", 'T', 1, { "order", "gfp_flags" }, 0 },
+	{ B_MEMCG_END, "vmscan", "mm_vmscan_memcg_reclaim_end", 'T', 1, { "nr_reclaimed" }, 0 },
+	{ B_WAKEUP_KSWAPD, "vmscan", "mm_vmscan_wakeup_kswapd", 'T', 1, { "nid", "zid", "order", "gfp_flags" }, 0 },
+	{ B_LRU_ISOLATE, "vmscan", "mm_vmscan_lru_isolate", 'T', 1,
+	  { "highest_zoneidx", "order", "nr_requested", "nr_scanned", "nr_skipped", "nr_taken", "lru" }, 0 },
+	{ B_SHRINK_INACTIVE, "vmscan", "mm_vmscan_lru_shrink_inactive", 'T', 1,
+	  { "nid", "nr_scanned", "nr_reclaimed", "nr_dirty", "nr_writeback", "nr_congested",
+	    "nr_immediate", "nr_activate0", "nr_activate1", "nr_ref_keep", "nr_unmap_fail",
+	    "priority", "reclaim_flags" }, 0 },
+	{ B_SHRINK_ACTIVE, "vmscan", "mm_vmscan_lru_shrink_active", 'T', 0,
+	  { "nid", "nr_taken", "nr_active", "nr_deactivated", "nr_referenced", "priority",
+	    "reclaim_flags" }, 0 },
+	{ B_THROTTLED, "vmscan", "mm_vmscan_throttled", 'T', 0,
+	  { "nid", "usec_timeout", "usec_delayed", "reason" }, 0 },
+	{ B_WRITE_FOLIO, "vmscan", "mm_vmscan_write_folio", 'T', 1, { "pfn", "reclaim_flags" }, 0 },
+	{ B_FAULT_USER, "exceptions", "page_fault_user", 'T', 1, { "address", "ip", "error_code" }, 0 },
+	{ B_FILEMAP_ADD, "filemap", "mm_filemap_add_to_page_cache", 'T', 0,
+	  { "pfn", "i_ino", "index", "s_dev", "order" }, 0 },
+	{ B_FILEMAP_DELETE, "filemap", "mm_filemap_delete_from_page_cache", 'T', 0,
+	  { "pfn", "i_ino", "index", "s_dev", "order" }, 0 },
+	{ B_FILEMAP_GET_PAGES, "filemap", "mm_filemap_get_pages", 'T', 0,
+	  { "i_ino", "s_dev", "index", "last_index" }, 0 },
+	{ B_FORK, "sched", "sched_process_fork", 'T', 1, { "parent_pid", "child_pid" }, 0 },
+	{ B_EXEC, "sched", "sched_process_exec", 'T', 1, { "pid", "old_pid" }, 0 },
+	{ B_EXIT, "sched", "sched_process_exit", 'T', 1, { "pid", "prio" }, 0 },
+	{ B_NEWTASK, "task", "task_newtask", 'T', 0, { "pid", "clone_flags" }, 0 },
+	/* kswapd's context (global reclaim of the node: not the workload's
+	 * tasks, but the kswapd side of the reclaim it causes or suffers). */
+	{ B_KSWAPD_WAKE, "vmscan", "mm_vmscan_kswapd_wake", 'K', 1, { "nid", "zid", "order" }, 0 },
+	{ B_KSWAPD_SLEEP, "vmscan", "mm_vmscan_kswapd_sleep", 'K', 1, { "nid" }, 0 },
+	{ B_LRU_ISOLATE, "vmscan", "mm_vmscan_lru_isolate", 'K', 1,
+	  { "highest_zoneidx", "order", "nr_requested", "nr_scanned", "nr_skipped", "nr_taken", "lru" },
+	  "comm ~ \"kswapd*\"" },
+	{ B_SHRINK_INACTIVE, "vmscan", "mm_vmscan_lru_shrink_inactive", 'K', 1,
+	  { "nid", "nr_scanned", "nr_reclaimed", "nr_dirty", "nr_writeback", "nr_congested",
+	    "nr_immediate", "nr_activate0", "nr_activate1", "nr_ref_keep", "nr_unmap_fail",
+	    "priority", "reclaim_flags" }, "comm ~ \"kswapd*\"" },
+	{ B_SHRINK_ACTIVE, "vmscan", "mm_vmscan_lru_shrink_active", 'K', 0,
+	  { "nid", "nr_taken", "nr_active", "nr_deactivated", "nr_referenced", "priority",
+	    "reclaim_flags" }, "comm ~ \"kswapd*\"" },
+	{ B_THROTTLED, "vmscan", "mm_vmscan_throttled", 'K', 0,
+	  { "nid", "usec_timeout", "usec_delayed", "reason" }, "comm ~ \"kswapd*\"" },
+	{ B_WRITE_FOLIO, "vmscan", "mm_vmscan_write_folio", 'K', 1, { "pfn", "reclaim_flags" },
+	  "comm ~ \"kswapd*\"" },
+	{ B_DAMON, "damon", "damon_aggregated", 'K', 0,
+	  { "target_id", "nr_regions", "start", "end", "nr_accesses", "age" }, "KDAMOND" },
+};
+#define NR_SPECS (sizeof(specs) / sizeof(specs[0]))
+
+/* A resolved event: its spec and field pointers, by tep event id. */
+struct resolved {
+	const struct bridge_spec *spec;
+	struct tep_format_field *f[13];
+	int nf;
+	struct tep_format_field *str[2];
+};
+
+struct inst {
+	char name[128];
+	char where;
+	struct tracefs_instance *ti;
+	struct resolved *by_id;     /* indexed by tep event id */
+	int max_id;
+	uint64_t missed;
+	int nr_enabled;
+};
+
+static struct tep_handle *tep;
+static struct inst inst_task = { .where = 'T' }, inst_kswapd = { .where = 'K' };
+static uint64_t bridged;
+
+/* Pids whose maps should be read soon (an exec was seen). */
+static int *maps_dirty;
+static size_t nr_maps_dirty, cap_maps_dirty;
+
+static void mark_maps_dirty(int pid)
+{
+	if (nr_maps_dirty == cap_maps_dirty) {
+		cap_maps_dirty = cap_maps_dirty ? 2 * cap_maps_dirty : 64;
+		maps_dirty = realloc(maps_dirty, cap_maps_dirty * sizeof(*maps_dirty));
+		if (!maps_dirty)
+			die("out of memory");
+	}
+	maps_dirty[nr_maps_dirty++] = pid;
+}
+
+static uint64_t field_num(struct tep_format_field *f, const void *data)
+{
+	unsigned long long v = 0;
+	if (!f || tep_read_number_field(f, data, &v) != 0)
+		return 0;
+	if ((f->flags & TEP_FIELD_IS_SIGNED) && f->size < 8) {   /* sign-extend */
+		int shift = 64 - 8 * f->size;
+		v = (unsigned long long)((long long)(v << shift) >> shift);
+	}
+	return v;
+}
+
+static void field_str(struct tep_format_field *f, const struct tep_record *rec, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	if (!f)
+		return;
+	const char *data = rec->data;
+	size_t off = f->offset, n = f->size;
+	if (f->flags & TEP_FIELD_IS_DYNAMIC) {
+		uint32_t loc;
+		memcpy(&loc, data + f->offset, sizeof(loc));
+		off = loc & 0xffff;
+		n = loc >> 16;
+		if (f->flags & TEP_FIELD_IS_RELATIVE)
+			off += f->offset + f->size;
+	}
+	if (off >= (size_t)rec->size)
+		return;
+	if (off + n > (size_t)rec->size)
+		n = rec->size - off;
+	if (n >= len)
+		n = len - 1;
+	memcpy(buf, data + off, n);
+	buf[n] = '\0';
+	buf[strnlen(buf, n)] = '\0';
+}
+
+static int on_record(struct tep_event *ev, struct tep_record *rec, int cpu, void *ctx)
+{
+	struct inst *in = ctx;
+	if (ev->id < 0 || ev->id > in->max_id || !in->by_id[ev->id].spec)
+		return stop_requested > 1;
+	struct resolved *r = &in->by_id[ev->id];
+	struct vmrk_rec k;
+	memset(&k, 0, sizeof(k));
+	k.kts = rec->ts;
+	k.cpu = (uint32_t)cpu;
+	k.tid = tep_data_pid(tep, rec);
+	for (int i = 0; i < r->nf; i++)
+		k.v[i] = field_num(r->f[i], rec->data);
+	char s0[256], s1[256];
+	k.s[0] = s0;
+	k.s[1] = s1;
+	s0[0] = s1[0] = '\0';
+
+	switch (r->spec->kind) {
+	case B_NEWTASK: {
+		/* In the parent's context: the child's thread group follows
+		 * from CLONE_THREAD.  Not re-emitted (fork carries the tree). */
+		int child = (int)k.v[0];
+		int ptgid = tgid_of(k.tid, k.kts);
+		struct task *t = task_lookup(child, 1);
+		t->tgid = (k.v[1] & CLONE_THREAD_FLAG) ? ptgid : child;
+		struct tep_format_field *cf = tep_find_field(ev, "comm");
+		if (cf) {
+			field_str(cf, rec, s0, sizeof(s0));
+			snprintf(t->comm, sizeof(t->comm), "%s", s0);
+		}
+		return stop_requested > 1;
+	}
+	case B_FORK: {
+		int ptid = (int)k.v[0], ctid = (int)k.v[1];
+		field_str(r->str[0], rec, s0, sizeof(s0));
+		field_str(r->str[1], rec, s1, sizeof(s1));
+		int ptgid = tgid_of(ptid, k.kts);
+		struct task *c = task_lookup(ctid, 1);
+		if (!c->tgid)                   /* no task_newtask: assume a process */
+			c->tgid = ctid;
+		snprintf(c->comm, sizeof(c->comm), "%s", s1);
+		c->named = 1;
+		k.v[0] = (uint64_t)ptid;
+		k.v[1] = (uint64_t)ptgid;
+		k.v[2] = (uint64_t)ctid;
+		k.v[3] = (uint64_t)c->tgid;
+		k.pid = tgid_of(k.tid, k.kts);
+		lttng_ust_tracepoint(vmreplay_kernel, sched_process_fork, &k);
+		break;
+	}
+	case B_EXEC: {
+		field_str(r->str[0], rec, s0, sizeof(s0));
+		int tid = (int)k.v[0];
+		struct task *t = task_lookup(tid, 1);
+		t->tgid = tid;                  /* after de_thread the leader */
+		const char *base = strrchr(s0, '/');
+		snprintf(t->comm, sizeof(t->comm), "%s", base ? base + 1 : s0);
+		k.pid = tid;
+		lttng_ust_tracepoint(vmreplay_kernel, sched_process_exec, &k);
+		mark_maps_dirty(tid);
+		break;
+	}
+	case B_EXIT:
+		field_str(r->str[0], rec, s0, sizeof(s0));
+		k.pid = tgid_of(k.tid, k.kts);
+		lttng_ust_tracepoint(vmreplay_kernel, sched_process_exit, &k);
+		break;
+	default:
+		k.pid = tgid_of(k.tid, k.kts);
+		switch (r->spec->kind) {
+		case B_DIRECT_BEGIN: lttng_ust_tracepoint(vmreplay_kernel, mm_vmscan_direct_reclaim_begin, &k); break;
+		case B_DIRECT_END: lttng_ust_tracepoint(vmreplay_kernel, mm_vmscan_direct_reclaim_end, &k); break;
+		case B_MEMCG_BEGIN: lttng_ust_tracepoint(vmreplay_kernel, mm_vmscan_memcg_reclaim_begin, &k); break;
+		case B_MEMCG_END: lttng_ust_tracepoint(vmreplay_kernel, mm_vmscan_memcg_reclaim_end, &k); break;
+		case B_KSWAPD_WAKE: lttng_ust_tracepoint(vmreplay_kernel, mm_vmscan_kswapd_wake, &k); break;
+		case B_KSWAPD_SLEEP: lttng_ust_tracepoint(vmreplay_kernel, mm_vmscan_kswapd_sleep, &k); break;
+		case B_WAKEUP_KSWAPD: lttng_ust_tracepoint(vmreplay_kernel, mm_vmscan_wakeup_kswapd, &k); break;
+		case B_LRU_ISOLATE: lttng_ust_tracepoint(vmreplay_kernel, mm_vmscan_lru_isolate, &k); break;
+		case B_SHRINK_INACTIVE: lttng_ust_tracepoint(vmreplay_kernel, mm_vmscan_lru_shrink_inactive, &k); break;
+		case B_SHRINK_ACTIVE: lttng_ust_tracepoint(vmreplay_kernel, mm_vmscan_lru_shrink_active, &k); break;
+		case B_THROTTLED: lttng_ust_tracepoint(vmreplay_kernel, mm_vmscan_throttled, &k); break;
+		case B_WRITE_FOLIO: lttng_ust_tracepoint(vmreplay_kernel, mm_vmscan_write_folio, &k); break;
+		case B_FAULT_USER: lttng_ust_tracepoint(vmreplay_kernel, x86_exceptions_page_fault_user, &k); break;
+		case B_FILEMAP_ADD: lttng_ust_tracepoint(vmreplay_kernel, mm_filemap_add_to_page_cache, &k); break;
+		case B_FILEMAP_DELETE: lttng_ust_tracepoint(vmreplay_kernel, mm_filemap_delete_from_page_cache, &k); break;
+		case B_FILEMAP_GET_PAGES: lttng_ust_tracepoint(vmreplay_kernel, mm_filemap_get_pages, &k); break;
+		case B_DAMON: lttng_ust_tracepoint(vmreplay_kernel, damon_aggregated, &k); break;
+		default: break;
+		}
+	}
+	bridged++;
+	return stop_requested > 1;      /* 1 stops the iteration */
+}
+
+static int on_missed(struct tep_event *ev, struct tep_record *rec, int cpu, void *ctx)
+{
+	(void)ev;
+	(void)cpu;
+	struct inst *in = ctx;
+	if (rec->missed_events > 0)
+		in->missed += (uint64_t)rec->missed_events;
+	else if (rec->missed_events < 0)
+		in->missed += 1;        /* unknown count: at least one */
+	return 0;
+}
+
+static void inst_write(struct inst *in, const char *file, const char *val)
+{
+	if (tracefs_instance_file_write(in->ti, file, val) < 0)
+		die("tracefs instance %s: cannot write '%s' to %s: %s", in->name, val, file, strerror(errno));
+}
+
+static void inst_create(struct inst *in, const char *suffix)
+{
+	snprintf(in->name, sizeof(in->name), "%s-%s", opt.prefix, suffix);
+	if (tracefs_instance_exists(in->name))
+		die("tracefs instance %s already exists (another capture?)", in->name);
+	in->ti = tracefs_instance_create(in->name);
+	if (!in->ti)
+		die("cannot create tracefs instance %s: %s", in->name, strerror(errno));
+	tracefs_trace_off(in->ti);
+	inst_write(in, "trace_clock", "mono");
+	char kb[32];
+	snprintf(kb, sizeof(kb), "%u", opt.buffer_kb);
+	inst_write(in, "buffer_size_kb", kb);
+	/* Drop new records when full (counted), never overwrite old ones. */
+	inst_write(in, "options/overwrite", "0");
+	in->max_id = 0;
+}
+
+static void inst_enable(struct inst *in, const struct bridge_spec *sp)
+{
+	struct tep_event *ev = tep_find_event_by_name(tep, sp->system, sp->event);
+	if (!ev) {
+		fprintf(stderr, PROG ": warning: %s:%s is not in this kernel; not recorded\n",
+			sp->system, sp->event);
+		return;
+	}
+	if (!in->by_id || ev->id > in->max_id) {
+		size_t old = in->by_id ? (size_t)in->max_id + 1 : 0, want = (size_t)ev->id + 1;
+		if (want < old)
+			want = old;
+		struct resolved *n = realloc(in->by_id, want * sizeof(*n));
+		if (!n)
+			die("out of memory");
+		memset(n + old, 0, (want - old) * sizeof(*n));
+		in->by_id = n;
+		in->max_id = (int)want - 1;
+	}
+	struct resolved *r = &in->by_id[ev->id];
+	memset(r, 0, sizeof(*r));
+	r->spec = sp;
+	for (int i = 0; i < 13 && sp->fields[i]; i++) {
+		r->f[i] = tep_find_field(ev, sp->fields[i]);
+		if (!r->f[i])
+			die("%s:%s has no field %s on this kernel (format changed?)", sp->system,
+			    sp->event, sp->fields[i]);
+		r->nf = i + 1;
+	}
+	if (sp->kind == B_FORK) {
+		r->str[0] = tep_find_field(ev, "parent_comm");
+		r->str[1] = tep_find_field(ev, "child_comm");
+	} else if (sp->kind == B_EXEC) {
+		r->str[0] = tep_find_field(ev, "filename");
+	} else if (sp->kind == B_EXIT) {
+		r->str[0] = tep_find_field(ev, "comm");
+	}
+	if (sp->filter) {
+		char filter[128];
+		if (strcmp(sp->filter, "KDAMOND") == 0)
+			snprintf(filter, sizeof(filter), "common_pid == %d", opt.kdamond_pid);
+		else
+			snprintf(filter, sizeof(filter), "%s", sp->filter);
+		if (tracefs_event_file_write(in->ti, sp->system, sp->event, "filter", filter) < 0)
+			die("cannot set filter '%s' on %s:%s: %s", filter, sp->system, sp->event,
+			    strerror(errno));
+	}
+	if (tracefs_event_enable(in->ti, sp->system, sp->event) < 0)
+		die("cannot enable %s:%s in instance %s: %s", sp->system, sp->event, in->name,
+		    strerror(errno));
+	in->nr_enabled++;
+}
+
+/* Sum of "overrun" and "dropped events" over the instance's CPUs: what
+ * the ring buffer could not keep. */
+static uint64_t inst_lost(struct inst *in)
+{
+	uint64_t lost = 0;
+	long cpus = sysconf(_SC_NPROCESSORS_CONF);
+	for (long c = 0; c < cpus; c++) {
+		char file[64];
+		snprintf(file, sizeof(file), "per_cpu/cpu%ld/stats", c);
+		char *s = tracefs_instance_file_read(in->ti, file, NULL);
+		if (!s)
+			continue;
+		char *p;
+		if ((p = strstr(s, "overrun:")))
+			lost += strtoull(p + 8, NULL, 10);
+		if ((p = strstr(s, "dropped events:")))
+			lost += strtoull(p + 15, NULL, 10);
+		free(s);
+	}
+	return lost;
+}
+
+static void inst_drain(struct inst *in)
+{
+	if (!in->ti || !in->nr_enabled)
+		return;
+	tracefs_iterate_raw_events(tep, in->ti, NULL, 0, on_record, in);
+}
+
+static void inst_destroy(struct inst *in)
+{
+	if (!in->ti)
+		return;
+	tracefs_trace_off(in->ti);
+	tracefs_instance_destroy(in->ti);
+	tracefs_instance_free(in->ti);
+	in->ti = NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* Snapshots                                                           */
+
+#define VM(name) { #name, offsetof(struct vmr_tp_vmstat, name) }
+static const struct {
+	const char *name;
+	size_t off;
+} vmstat_fields[] = {
+	VM(pgscan_kswapd), VM(pgscan_direct), VM(pgscan_anon), VM(pgscan_file),
+	VM(pgsteal_kswapd), VM(pgsteal_direct), VM(pgsteal_anon),
+	VM(pgsteal_file), VM(pgrefill), VM(pgactivate), VM(pgdeactivate),
+	VM(workingset_refault_anon), VM(workingset_refault_file),
+	VM(workingset_activate_anon), VM(workingset_activate_file),
+	VM(workingset_restore_anon), VM(workingset_restore_file),
+	VM(pswpin), VM(pswpout), VM(pgscan_direct_throttle), VM(oom_kill),
+	VM(pgfault), VM(pgmajfault), VM(nr_free_pages), VM(nr_isolated_anon),
+	VM(nr_isolated_file),
+};
+#undef VM
+
+static void snap_vmstat(void)
+{
+	char *s = read_file("/proc/vmstat", NULL);
+	if (!s)
+		return;
+	struct vmr_tp_vmstat v;
+	memset(&v, 0, sizeof(v));
+	for (char *line = strtok(s, "\n"); line; line = strtok(NULL, "\n")) {
+		char *sp = strchr(line, ' ');
+		if (!sp)
+			continue;
+		*sp = '\0';
+		uint64_t val = strtoull(sp + 1, NULL, 10);
+		if (strncmp(line, "allocstall_", 11) == 0) {
+			v.allocstall += val;
+			continue;
+		}
+		for (size_t i = 0; i < sizeof(vmstat_fields) / sizeof(vmstat_fields[0]); i++)
+			if (strcmp(line, vmstat_fields[i].name) == 0) {
+				*(uint64_t *)((char *)&v + vmstat_fields[i].off) = val;
+				break;
+			}
+	}
+	free(s);
+	lttng_ust_tracepoint(vmreplay, vmstat, &v);
+}
+
+/* A cgroup file's first number, appended as "NAME value". */
+static void add_num(char **buf, size_t *len, size_t *cap, const char *name, const char *file,
+		    const char *key)
+{
+	char path[4200];
+	snprintf(path, sizeof(path), "%s/%s", opt.cgroup, file);
+	char *s = read_file(path, NULL);
+	if (!s)
+		return;
+	const char *p = s;
+	if (key) {                      /* "key N" lines */
+		size_t kl = strlen(key);
+		p = NULL;
+		for (char *l = s; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+			if (strncmp(l, key, kl) == 0 && l[kl] == ' ') {
+				p = l + kl + 1;
+				break;
+			}
+	}
+	if (p && (*p >= '0' && *p <= '9')) {
+		if (*len + 128 > *cap) {
+			*cap = (*cap + 128) * 2;
+			char *b = realloc(*buf, *cap);
+			if (!b)
+				die("out of memory");
+			*buf = b;
+		}
+		*len += snprintf(*buf + *len, *cap - *len, "%s %llu\n", name, strtoull(p, NULL, 10));
+	}
+	free(s);
+}
+
+static void snap_memcg(void)
+{
+	char path[4200];
+	snprintf(path, sizeof(path), "%s/memory.stat", opt.cgroup);
+	size_t len = 0;
+	char *stat = read_file(path, &len);
+	if (!stat)
+		return;
+	size_t cap = len + 1;
+	if (opt.cgroup_version == 1) {
+		add_num(&stat, &len, &cap, "usage", "memory.usage_in_bytes", NULL);
+		add_num(&stat, &len, &cap, "max_usage", "memory.max_usage_in_bytes", NULL);
+		add_num(&stat, &len, &cap, "memsw_usage", "memory.memsw.usage_in_bytes", NULL);
+		add_num(&stat, &len, &cap, "limit", "memory.limit_in_bytes", NULL);
+		add_num(&stat, &len, &cap, "failcnt", "memory.failcnt", NULL);
+		add_num(&stat, &len, &cap, "oom_kill", "memory.oom_control", "oom_kill");
+	} else {
+		add_num(&stat, &len, &cap, "usage", "memory.current", NULL);
+		add_num(&stat, &len, &cap, "max_usage", "memory.peak", NULL);
+		add_num(&stat, &len, &cap, "swap_usage", "memory.swap.current", NULL);
+		add_num(&stat, &len, &cap, "limit", "memory.max", NULL);
+		add_num(&stat, &len, &cap, "failcnt", "memory.events", "max");
+		add_num(&stat, &len, &cap, "oom_kill", "memory.events", "oom_kill");
+	}
+	lttng_ust_tracepoint(vmreplay_capture, memcg_stat, now_mono(), stat);
+	free(stat);
+}
+
+/* Last maps text emitted per pid (by hash), so only changes are emitted. */
+struct maps_seen {
+	int pid;
+	uint64_t hash;
+};
+static struct maps_seen *seen;
+static size_t nr_seen, cap_seen;
+
+static uint64_t fnv(const char *s, size_t n)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+	return h;
+}
+
+static void snap_maps(int pid)
+{
+	char path[64];
+	size_t len;
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	uint64_t kts = now_mono();
+	char *m = read_file(path, &len);
+	if (!m)
+		return;                 /* gone already */
+	if (len == 0) {                 /* a kernel thread, or exiting */
+		free(m);
+		return;
+	}
+	uint64_t h = fnv(m, len);
+	size_t i;
+	for (i = 0; i < nr_seen; i++)
+		if (seen[i].pid == pid)
+			break;
+	if (i < nr_seen && seen[i].hash == h) {
+		free(m);
+		return;
+	}
+	if (i == nr_seen) {
+		if (nr_seen == cap_seen) {
+			cap_seen = cap_seen ? 2 * cap_seen : 64;
+			seen = realloc(seen, cap_seen * sizeof(*seen));
+			if (!seen)
+				die("out of memory");
+		}
+		seen[nr_seen].pid = pid;
+		nr_seen++;
+	}
+	seen[i].hash = h;
+	lttng_ust_tracepoint(vmreplay_capture, proc_maps, kts, pid, m);
+	free(m);
+}
+
+/* The thread groups in the cgroup now. */
+static int cgroup_pids(int **out)
+{
+	char path[4200];
+	snprintf(path, sizeof(path), "%s/cgroup.procs", opt.cgroup);
+	char *s = read_file(path, NULL);
+	int n = 0, cap = 0, *pids = NULL;
+	for (char *p = s; p && *p;) {
+		int pid = (int)strtol(p, &p, 10);
+		if (pid > 0) {
+			if (n == cap) {
+				cap = cap ? 2 * cap : 64;
+				pids = realloc(pids, cap * sizeof(*pids));
+				if (!pids)
+					die("out of memory");
+			}
+			pids[n++] = pid;
+		}
+		while (*p == '\n' || *p == ' ')
+			p++;
+	}
+	free(s);
+	*out = pids;
+	return n;
+}
+
+/* DAMON: keep the target list equal to the cgroup's processes (the first
+ * max_damon_targets of them); each change is committed to the running
+ * kdamond and the new list is emitted as damon_target events. */
+static int damon_targets[64], nr_damon_targets = -1;
+
+static void damon_refresh(const int *pids, int n)
+{
+	if (!opt.damon_dir)
+		return;
+	if (n > (int)opt.max_damon_targets)
+		n = (int)opt.max_damon_targets;
+	if (n == nr_damon_targets && memcmp(pids, damon_targets, n * sizeof(int)) == 0)
+		return;
+	if (n == 0)
+		return;                 /* keep monitoring the last ones */
+	char path[4200], val[32];
+	snprintf(path, sizeof(path), "%s/contexts/0/targets/nr_targets", opt.damon_dir);
+	snprintf(val, sizeof(val), "%d", n);
+	if (write_str(path, val) != 0) {
+		fprintf(stderr, PROG ": warning: DAMON: cannot set nr_targets: %s\n", strerror(errno));
+		return;
+	}
+	for (int i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "%s/contexts/0/targets/%d/pid_target", opt.damon_dir, i);
+		snprintf(val, sizeof(val), "%d", pids[i]);
+		write_str(path, val);
+	}
+	snprintf(path, sizeof(path), "%s/state", opt.damon_dir);
+	if (write_str(path, nr_damon_targets < 0 ? "on" : "commit") != 0 && nr_damon_targets >= 0) {
+		fprintf(stderr, PROG ": warning: DAMON: commit failed: %s\n", strerror(errno));
+		return;
+	}
+	uint64_t kts = now_mono();
+	for (int i = 0; i < n; i++) {
+		damon_targets[i] = pids[i];
+		lttng_ust_tracepoint(vmreplay_capture, damon_target, kts, (uint32_t)i, pids[i]);
+	}
+	nr_damon_targets = n;
+}
+
+static void snapshot(int with_counters)
+{
+	int *pids;
+	int n = cgroup_pids(&pids);
+	if (with_counters) {
+		snap_vmstat();
+		snap_memcg();
+	}
+	for (int i = 0; i < n; i++)
+		snap_maps(pids[i]);
+	if (with_counters)
+		damon_refresh(pids, n);
+	free(pids);
+}
+
+/* ------------------------------------------------------------------ */
+/* Main                                                                */
+
+static const char *lru_kind(void)
+{
+	char *s = read_file("/sys/kernel/mm/lru_gen/enabled", NULL);
+	unsigned long v = s ? strtoul(s, NULL, 0) : 0;
+	free(s);
+	return (v & 1) ? "mglru" : "classic";
+}
+
+static void thp_setting(char *buf, size_t len)
+{
+	char *s = read_file("/sys/kernel/mm/transparent_hugepage/enabled", NULL);
+	buf[0] = '\0';
+	char *a = s ? strchr(s, '[') : NULL, *b = a ? strchr(a, ']') : NULL;
+	if (a && b)
+		snprintf(buf, len, "%.*s", (int)(b - a - 1), a + 1);
+	else
+		snprintf(buf, len, "unknown");
+	free(s);
+}
+
+static uint64_t mem_total(void)
+{
+	char *s = read_file("/proc/meminfo", NULL);
+	char *p = s ? strstr(s, "MemTotal:") : NULL;
+	uint64_t v = p ? strtoull(p + 9, NULL, 10) * 1024 : 0;
+	free(s);
+	return v;
+}
+
+static void emit_session(void)
+{
+	struct utsname u;
+	if (uname(&u) != 0)
+		memset(&u, 0, sizeof(u));
+	struct vmr_tp_session s = {
+		.workload = opt.workload, .argv = opt.argv, .memory_limit = opt.limit,
+		.swappiness = opt.swappiness, .page_size = (uint32_t)sysconf(_SC_PAGESIZE),
+		.kernel_release = u.release, .hostname = u.nodename,
+		.nr_cpus = (uint32_t)sysconf(_SC_NPROCESSORS_ONLN), .mem_total = mem_total(),
+		.lru_kind = lru_kind(),
+	};
+	lttng_ust_tracepoint(vmreplay, session, &s);
+	char thp[32];
+	thp_setting(thp, sizeof(thp));
+	char filter[256];
+	snprintf(filter, sizeof(filter),
+		 "%s: set_event_pid %d with event-fork; kswapd instance: comm ~ kswapd*%s",
+		 opt.kernel_domain ? "filemap, shrink_active, throttled, DAMON only (lttng-modules has the rest)"
+				   : "all kernel events",
+		 opt.root_pid, opt.damon_dir ? "; damon_aggregated: our kdamond" : "");
+	struct vmrc_session c = {
+		.root_pid = (uint32_t)opt.root_pid, .cgroup = opt.cgroup,
+		.cgroup_version = opt.cgroup_version, .memory_limit = opt.limit,
+		.swappiness = opt.swappiness, .swap_kind = opt.swap_kind,
+		.swap_device = opt.swap_device, .swap_size = opt.swap_size,
+		.kernel_source = opt.kernel_domain ? "lttng-modules" : "tracefs-bridge",
+		.lru_kind = lru_kind(), .thp = thp, .period_ms = opt.period_ms,
+		.damon = opt.damon_dir != NULL, .damon_sample_us = opt.damon_sample_us,
+		.damon_aggr_us = opt.damon_aggr_us, .damon_update_us = opt.damon_update_us,
+		.damon_note = opt.damon_note, .filter = filter,
+	};
+	lttng_ust_tracepoint(vmreplay_capture, capture_session, &c);
+	struct task *t = task_lookup(opt.root_pid, 1);
+	t->tgid = opt.root_pid;
+	tgid_of(opt.root_pid, now_mono());   /* name the root task */
+}
+
+static void on_term(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+/* Reads one control line ("go", "stop") from stdin; "" on EOF. */
+static int read_control(char *buf, size_t len, int timeout_ms)
+{
+	struct pollfd p = { .fd = 0, .events = POLLIN };
+	int r = poll(&p, 1, timeout_ms);
+	if (r <= 0)
+		return 0;
+	size_t n = 0;
+	while (n + 1 < len) {
+		ssize_t k = read(0, buf + n, 1);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			buf[n] = '\0';
+			return n ? 1 : -1;      /* -1: EOF */
+		}
+		if (buf[n] == '\n')
+			break;
+		n++;
+	}
+	buf[n] = '\0';
+	return 1;
+}
+
+static void status(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	fflush(stdout);
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: " PROG " --root-pid PID --cgroup DIR --prefix NAME [options]\n"
+		"(started by 'vmreplay capture'; see capture/agent.c)\n");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "root-pid", 1, 0, 'r' }, { "cgroup", 1, 0, 'c' }, { "cgroup-version", 1, 0, 'V' },
+		{ "limit", 1, 0, 'l' }, { "swappiness", 1, 0, 's' }, { "swap-kind", 1, 0, 'k' },
+		{ "swap-device", 1, 0, 'd' }, { "swap-size", 1, 0, 'z' }, { "period-ms", 1, 0, 'p' },
+		{ "prefix", 1, 0, 'P' }, { "kernel-domain", 0, 0, 'K' }, { "damon-dir", 1, 0, 'D' },
+		{ "kdamond-pid", 1, 0, 'Q' }, { "damon-sample-us", 1, 0, 1 },
+		{ "damon-aggr-us", 1, 0, 2 }, { "damon-update-us", 1, 0, 3 }, { "damon-note", 1, 0, 4 },
+		{ "workload", 1, 0, 'w' }, { "argv", 1, 0, 'a' }, { "buffer-kb", 1, 0, 'b' },
+		{ "max-damon-targets", 1, 0, 5 }, { 0, 0, 0, 0 }
+	};
+	int c;
+	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+		switch (c) {
+		case 'r': opt.root_pid = atoi(optarg); break;
+		case 'c': opt.cgroup = optarg; break;
+		case 'V': opt.cgroup_version = (unsigned)atoi(optarg); break;
+		case 'l': opt.limit = strtoull(optarg, NULL, 10); break;
+		case 's': opt.swappiness = atoi(optarg); break;
+		case 'k': opt.swap_kind = optarg; break;
+		case 'd': opt.swap_device = optarg; break;
+		case 'z': opt.swap_size = strtoull(optarg, NULL, 10); break;
+		case 'p': opt.period_ms = (unsigned)atoi(optarg); break;
+		case 'P': opt.prefix = optarg; break;
+		case 'K': opt.kernel_domain = 1; break;
+		case 'D': opt.damon_dir = optarg; break;
+		case 'Q': opt.kdamond_pid = atoi(optarg); break;
+		case 1: opt.damon_sample_us = strtoull(optarg, NULL, 10); break;
+		case 2: opt.damon_aggr_us = strtoull(optarg, NULL, 10); break;
+		case 3: opt.damon_update_us = strtoull(optarg, NULL, 10); break;
+		case 4: opt.damon_note = optarg; break;
+		case 5: opt.max_damon_targets = (unsigned)atoi(optarg); break;
+		case 'w': opt.workload = optarg; break;
+		case 'a': opt.argv = optarg; break;
+		case 'b': opt.buffer_kb = (unsigned)atoi(optarg); break;
+		default: usage();
+		}
+	}
+	if (optind != argc || opt.root_pid <= 0 || !opt.cgroup || !opt.prefix || opt.period_ms == 0)
+		usage();
+	if (opt.max_damon_targets > 64)
+		opt.max_damon_targets = 64;
+	signal(SIGINT, SIG_IGN);
+	signal(SIGHUP, SIG_IGN);
+	signal(SIGPIPE, SIG_IGN);
+	struct sigaction sa = { .sa_handler = on_term };
+	sigaction(SIGTERM, &sa, NULL);
+
+	/* The formats of the systems we read (parsing every system's costs
+	 * a second; these are enough). */
+	const char *systems[] = { "vmscan", "exceptions", "filemap", "damon", "sched", "task", NULL };
+	tep = tracefs_local_events_system(NULL, systems);
+	if (!tep)
+		die("cannot read the tracefs event formats (is tracefs mounted at /sys/kernel/tracing?)");
+
+	inst_create(&inst_task, "task");
+	inst_create(&inst_kswapd, "kswapd");
+	for (size_t i = 0; i < NR_SPECS; i++) {
+		const struct bridge_spec *sp = &specs[i];
+		if (opt.kernel_domain && sp->in_kernel_domain)
+			continue;
+		if (sp->kind == B_DAMON && (!opt.damon_dir || opt.kdamond_pid <= 0))
+			continue;
+		inst_enable(sp->where == 'T' ? &inst_task : &inst_kswapd, sp);
+	}
+	/* Only the workload's tasks, and every task they create. */
+	inst_write(&inst_task, "options/event-fork", "1");
+	char pidbuf[32];
+	snprintf(pidbuf, sizeof(pidbuf), "%d", opt.root_pid);
+	inst_write(&inst_task, "set_event_pid", pidbuf);
+	tracefs_follow_missed_events(inst_task.ti, on_missed, &inst_task);
+	tracefs_follow_missed_events(inst_kswapd.ti, on_missed, &inst_kswapd);
+
+	status("armed");
+	char line[64];
+	int r;
+	while ((r = read_control(line, sizeof(line), 1000)) == 0 && !stop_requested)
+		;
+	if (r < 0 || stop_requested || strcmp(line, "go") != 0) {
+		inst_destroy(&inst_task);
+		inst_destroy(&inst_kswapd);
+		status("done 0 0");
+		return 0;
+	}
+
+	emit_session();
+	snapshot(1);
+	tracefs_trace_on(inst_task.ti);
+	tracefs_trace_on(inst_kswapd.ti);
+	status("ready");
+
+	uint64_t next = now_mono() + opt.period_ms * 1000000ull;
+	while (!stop_requested) {
+		inst_drain(&inst_task);
+		inst_drain(&inst_kswapd);
+		if (nr_maps_dirty) {
+			for (size_t i = 0; i < nr_maps_dirty; i++)
+				snap_maps(maps_dirty[i]);
+			nr_maps_dirty = 0;
+		}
+		uint64_t now = now_mono();
+		if (now >= next) {
+			snapshot(1);
+			next = now + opt.period_ms * 1000000ull;
+		}
+		r = read_control(line, sizeof(line), 10);
+		if (r < 0 || (r > 0 && strncmp(line, "stop", 4) == 0))
+			break;
+	}
+	/* "stop STATUS ELAPSED_NS": how the workload ended, for capture_end. */
+	int wl_status = -1;
+	unsigned long long elapsed = 0;
+	if (r > 0 && sscanf(line, "stop %d %llu", &wl_status, &elapsed) < 1)
+		wl_status = -1;
+
+	tracefs_trace_off(inst_task.ti);
+	tracefs_trace_off(inst_kswapd.ti);
+	inst_drain(&inst_task);
+	inst_drain(&inst_kswapd);
+	snapshot(1);
+	struct vmrc_end e = { 0 };
+	uint64_t lost_task = inst_lost(&inst_task), lost_kswapd = inst_lost(&inst_kswapd);
+	uint64_t missed = inst_task.missed + inst_kswapd.missed;
+	e.ftrace_lost = lost_task + lost_kswapd > missed ? lost_task + lost_kswapd : missed;
+	e.bridged = bridged;
+	e.workload_status = wl_status;
+	e.elapsed_ns = elapsed;
+	lttng_ust_tracepoint(vmreplay_capture, capture_end, &e);
+	inst_destroy(&inst_task);
+	inst_destroy(&inst_kswapd);
+	tep_free(tep);
+	status("done %llu %llu", (unsigned long long)e.ftrace_lost, (unsigned long long)bridged);
+	return 0;
+}

@@ -1,0 +1,139 @@
+/*
+ * vmreplay_capture_tp.h - the `vmreplay_capture` LTTng-UST provider: what
+ * `vmreplay capture` knows about a session besides the kernel's events.
+ *
+ * Emitted only by build/vmreplay-capture-agent: the session's setup (memory
+ * cgroup, limit, swappiness, swap, DAMON, how kernel events were
+ * recorded), the cgroup's memory.stat snapshots, the workload's memory
+ * maps, the DAMON target list, task names, and the losses counted at the
+ * end.  The contract is capture/EVENTS.md; ingest reads these by name.
+ */
+
+#undef LTTNG_UST_TRACEPOINT_PROVIDER
+#define LTTNG_UST_TRACEPOINT_PROVIDER vmreplay_capture
+
+#undef LTTNG_UST_TRACEPOINT_INCLUDE
+#define LTTNG_UST_TRACEPOINT_INCLUDE "vmreplay_capture_tp.h"
+
+#ifndef VMREPLAY_CAPTURE_TP_TYPES_H
+#define VMREPLAY_CAPTURE_TP_TYPES_H
+
+#include <stdint.h>
+
+struct vmrc_session {
+    uint32_t root_pid;          /* the workload's first process          */
+    const char *cgroup;         /* the memory cgroup's directory         */
+    uint32_t cgroup_version;    /* 1 or 2                                */
+    uint64_t memory_limit;      /* bytes                                 */
+    int32_t swappiness;         /* the cgroup's (v1) or vm.swappiness (v2) */
+    const char *swap_kind;      /* "device", "file", "zram"              */
+    const char *swap_device;    /* path of the swap area(s)              */
+    uint64_t swap_size;         /* bytes of swap space enabled           */
+    const char *kernel_source;  /* "tracefs-bridge" or "lttng-modules"   */
+    const char *lru_kind;       /* "classic" or "mglru"                  */
+    const char *thp;            /* transparent_hugepage/enabled choice   */
+    uint32_t period_ms;         /* snapshot period                       */
+    uint8_t damon;              /* 1: damon_aggregated is recorded       */
+    uint64_t damon_sample_us, damon_aggr_us, damon_update_us;
+    const char *damon_note;     /* why DAMON is off, or its setup        */
+    const char *filter;         /* how kernel events were filtered       */
+};
+
+struct vmrc_end {
+    uint64_t ftrace_lost;       /* records the ftrace ring buffers lost  */
+    uint64_t bridged;           /* kernel records re-emitted             */
+    int32_t workload_status;    /* wait status decoded: exit code or 128+sig */
+    uint64_t elapsed_ns;        /* workload run time                     */
+};
+
+#endif /* VMREPLAY_CAPTURE_TP_TYPES_H */
+
+#if !defined(VMREPLAY_CAPTURE_TP_H) || defined(LTTNG_UST_TRACEPOINT_HEADER_MULTI_READ)
+#define VMREPLAY_CAPTURE_TP_H
+
+#include <lttng/tracepoint.h>
+
+LTTNG_UST_TRACEPOINT_EVENT(
+    vmreplay_capture, capture_session,
+    LTTNG_UST_TP_ARGS(const struct vmrc_session *, s),
+    LTTNG_UST_TP_FIELDS(
+        lttng_ust_field_integer(uint32_t, root_pid, s->root_pid)
+        lttng_ust_field_string(cgroup, s->cgroup)
+        lttng_ust_field_integer(uint32_t, cgroup_version, s->cgroup_version)
+        lttng_ust_field_integer(uint64_t, memory_limit, s->memory_limit)
+        lttng_ust_field_integer(int32_t, swappiness, s->swappiness)
+        lttng_ust_field_string(swap_kind, s->swap_kind)
+        lttng_ust_field_string(swap_device, s->swap_device)
+        lttng_ust_field_integer(uint64_t, swap_size, s->swap_size)
+        lttng_ust_field_string(kernel_source, s->kernel_source)
+        lttng_ust_field_string(lru_kind, s->lru_kind)
+        lttng_ust_field_string(thp, s->thp)
+        lttng_ust_field_integer(uint32_t, period_ms, s->period_ms)
+        lttng_ust_field_integer(uint8_t, damon, s->damon)
+        lttng_ust_field_integer(uint64_t, damon_sample_us, s->damon_sample_us)
+        lttng_ust_field_integer(uint64_t, damon_aggr_us, s->damon_aggr_us)
+        lttng_ust_field_integer(uint64_t, damon_update_us, s->damon_update_us)
+        lttng_ust_field_string(damon_note, s->damon_note)
+        lttng_ust_field_string(filter, s->filter)
+    )
+)
+
+/* One snapshot of the cgroup: "key value" lines of memory.stat, then the
+ * usage, limit and event counters under the names of EVENTS.md. */
+LTTNG_UST_TRACEPOINT_EVENT(
+    vmreplay_capture, memcg_stat,
+    LTTNG_UST_TP_ARGS(uint64_t, kts, const char *, stat),
+    LTTNG_UST_TP_FIELDS(
+        lttng_ust_field_integer(uint64_t, kts, kts)
+        lttng_ust_field_string(stat, stat)
+    )
+)
+
+/* The text of /proc/PID/maps at kts (a whole snapshot). */
+LTTNG_UST_TRACEPOINT_EVENT(
+    vmreplay_capture, proc_maps,
+    LTTNG_UST_TP_ARGS(uint64_t, kts, int32_t, pid, const char *, maps),
+    LTTNG_UST_TP_FIELDS(
+        lttng_ust_field_integer(uint64_t, kts, kts)
+        lttng_ust_field_integer(int32_t, pid, pid)
+        lttng_ust_field_string(maps, maps)
+    )
+)
+
+/* A task's name and thread group, for tasks the trace has no fork of. */
+LTTNG_UST_TRACEPOINT_EVENT(
+    vmreplay_capture, task_comm,
+    LTTNG_UST_TP_ARGS(uint64_t, kts, int32_t, tid, int32_t, pid, const char *, comm),
+    LTTNG_UST_TP_FIELDS(
+        lttng_ust_field_integer(uint64_t, kts, kts)
+        lttng_ust_field_integer(int32_t, tid, tid)
+        lttng_ust_field_integer(int32_t, pid, pid)
+        lttng_ust_field_string(comm, comm)
+    )
+)
+
+/* DAMON target TARGET_ID (its index in the context) monitors PID from kts. */
+LTTNG_UST_TRACEPOINT_EVENT(
+    vmreplay_capture, damon_target,
+    LTTNG_UST_TP_ARGS(uint64_t, kts, uint32_t, target_id, int32_t, pid),
+    LTTNG_UST_TP_FIELDS(
+        lttng_ust_field_integer(uint64_t, kts, kts)
+        lttng_ust_field_integer(uint32_t, target_id, target_id)
+        lttng_ust_field_integer(int32_t, pid, pid)
+    )
+)
+
+LTTNG_UST_TRACEPOINT_EVENT(
+    vmreplay_capture, capture_end,
+    LTTNG_UST_TP_ARGS(const struct vmrc_end *, e),
+    LTTNG_UST_TP_FIELDS(
+        lttng_ust_field_integer(uint64_t, ftrace_lost, e->ftrace_lost)
+        lttng_ust_field_integer(uint64_t, bridged, e->bridged)
+        lttng_ust_field_integer(int32_t, workload_status, e->workload_status)
+        lttng_ust_field_integer(uint64_t, elapsed_ns, e->elapsed_ns)
+    )
+)
+
+#endif /* VMREPLAY_CAPTURE_TP_H */
+
+#include <lttng/tracepoint-event.h>
