@@ -125,6 +125,8 @@ static void test_row(struct stats *st, struct stats_row *r)
 		r->t = w.t;
 		r->df = w.df;
 		r->p = w.p;
+		r->diff_lo = w.ci_low;
+		r->diff_hi = w.ci_high;
 		/* Cohen's d with the mean of the two variances: Welch does not
 		 * assume them equal, so neither does its effect size. */
 		r->d = w.diff / sqrt((w.var_a + w.var_b) / 2);
@@ -269,6 +271,7 @@ oom_res:
 			stats_describe(r->x, r->n, o->conf_level, &r->mean, &r->sd, &r->ci_low, &r->ci_high);
 			r->base = -1;
 			r->diff = r->rel_diff = r->t = r->df = r->p = r->p_holm = r->d = NAN;
+			r->diff_lo = r->diff_hi = NAN;
 		}
 	/* Pair each row with its baseline's row in the same condition. */
 	double *p = malloc((st->nr_rows + 1) * sizeof(*p));
@@ -279,9 +282,11 @@ oom_res:
 	for (size_t i = 0; i < st->nr_rows; i++) {
 		struct stats_row *r = &st->rows[i];
 		struct stats_group key = st->groups[r->group];
+		char base[sizeof(key.policy)];
 		p[i] = NAN;
-		if (!baseline_of(o->baselines, key.policy, key.policy, sizeof(key.policy)))
+		if (!baseline_of(o->baselines, key.policy, base, sizeof(base)))
 			continue;
+		memcpy(key.policy, base, sizeof(base));
 		long bg = find_group(st, &key);
 		if (bg < 0)
 			continue;

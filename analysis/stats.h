@@ -43,6 +43,7 @@ struct stats_row {                     /* one group, one metric */
 	long base;                     /* row index, or -1 */
 	enum stats_test test;
 	double diff, rel_diff;         /* mean - base mean; diff / |base mean| */
+	double diff_lo, diff_hi;       /* conf_level interval of diff (Welch) */
 	double t, df, p, p_holm, d;    /* d: Cohen's d on the mean variance  */
 	int significant;               /* p_holm < alpha                     */
 };

@@ -17,7 +17,8 @@ static void num(FILE *f, double v)
 void stats_write_tsv(FILE *f, const struct stats *st)
 {
 	fputs("trace\tmemory_limit\tmemory_mib\tnode_memory\tswap\tpolicy\tswappiness\tmetric\t"
-	      "n\tmean\tsd\tci_low\tci_high\tbaseline\ttest\tdiff\trel_diff\tt\tdf\tp\tp_holm\t"
+	      "n\tmean\tsd\tci_low\tci_high\tbaseline\ttest\tdiff\tdiff_ci_low\tdiff_ci_high\t"
+	      "rel_diff\tt\tdf\tp\tp_holm\t"
 	      "significant\tcohens_d\n", f);
 	for (size_t i = 0; i < st->nr_rows; i++) {
 		const struct stats_row *r = &st->rows[i];
@@ -41,6 +42,8 @@ void stats_write_tsv(FILE *f, const struct stats *st)
 		fprintf(f, "\t%s\t%s", r->base >= 0 ? st->groups[st->rows[r->base].group].policy : "-",
 			stats_test_name(r->test));
 		num(f, r->diff);
+		num(f, r->diff_lo);
+		num(f, r->diff_hi);
 		num(f, r->rel_diff);
 		num(f, r->t);
 		num(f, r->df);
@@ -120,6 +123,8 @@ void stats_write_json(FILE *f, const struct stats *st)
 		jstr(f, st->groups[st->rows[r->base].group].policy);
 		fprintf(f, ", \"state\": \"%s\", ", stats_test_name(r->test));
 		jnum(f, "diff", r->diff, 1);
+		jnum(f, "diff_ci_low", r->diff_lo, 1);
+		jnum(f, "diff_ci_high", r->diff_hi, 1);
 		jnum(f, "rel_diff", r->rel_diff, 1);
 		jnum(f, "t", r->t, 1);
 		jnum(f, "df", r->df, 1);

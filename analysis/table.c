@@ -225,12 +225,15 @@ static void write_text(FILE *f, const struct table *t)
 		row_label(t, r, buf, sizeof(buf));
 		w0 = strlen(buf) > w0 ? strlen(buf) : w0;
 	}
+	/* w[c] counts the mark's column: headings and numbers align on
+	 * their last digit, the mark hangs to the right of it. */
 	for (size_t c = 0; c < t->nr_cols; c++) {
 		w[c] = strlen(t->cols[c]);
 		for (size_t r = 0; r < t->nr_rows; r++) {
 			cell_text(t, r, c, "", buf, sizeof(buf));
-			w[c] = strlen(buf) + 1 > w[c] ? strlen(buf) + 1 : w[c];
+			w[c] = strlen(buf) > w[c] ? strlen(buf) : w[c];
 		}
+		w[c]++;
 	}
 	/* Lines are built whole so that the mark column of the last
 	 * policy leaves no trailing blank (mail clients and checkpatch
@@ -246,7 +249,7 @@ static void write_text(FILE *f, const struct table *t)
 		if (r == 0) {
 			fprintf(l, "%*s", (int)w0, head);
 			for (size_t c = 0; c < t->nr_cols; c++)
-				fprintf(l, "  %*s", (int)w[c], t->cols[c]);
+				fprintf(l, "  %*s ", (int)w[c] - 1, t->cols[c]);
 		} else {
 			row_label(t, r - 1, buf, sizeof(buf));
 			fprintf(l, "%*s", (int)w0, buf);
