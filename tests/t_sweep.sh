@@ -1,0 +1,135 @@
+#!/bin/bash
+# vmreplay sweep: a sweep killed with SIGKILL (or interrupted with SIGINT)
+# and restarted gives results identical to an uninterrupted one, redoing
+# only the missing runs; no half-written result is ever visible or read;
+# bad sweep files and command lines get one-line errors and exit 1 / 2.
+. "$(dirname "$0")/tap.sh"
+build=${1:-build}
+vmr=$PWD/$build/vmreplay
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export VMREPLAY_CACHE=$tmp/cache
+
+# run_err NAME EXPECTED_RC PATTERN CMD... : exit code, one-line stderr matching PATTERN
+run_err() {
+    local name=$1 want=$2 pat=$3; shift 3
+    timeout 60 "$@" >"$tmp/out" 2>"$tmp/err"; local rc=$?
+    local lines; lines=$(wc -l <"$tmp/err")
+    if [ "$rc" -eq "$want" ] && [ "$lines" -eq 1 ] && grep -q -- "$pat" "$tmp/err"; then
+        ok "$name"
+    else
+        nok "$name (rc=$rc, want $want; $lines stderr lines: $(head -c 300 "$tmp/err"))"
+    fi
+}
+
+# Every file in DIR/results is one whole result: two lines, a final newline.
+all_whole() {
+    local f
+    for f in "$1"/results/*; do
+        [ -e "$f" ] || continue
+        case $f in *.tsv) ;; *) echo "stray file $f"; return 1 ;; esac
+        [ "$(wc -l <"$f")" -eq 2 ] || { echo "not 2 lines: $f"; return 1; }
+        [ "$(tail -c 1 "$f" | od -An -c | tr -d ' ')" = '\n' ] || { echo "no final newline: $f"; return 1; }
+    done
+}
+
+count() { find "$1/results" -name '*.tsv' 2>/dev/null | wc -l; }
+
+# A kernel policy if there is one (its runs take long enough to be caught
+# mid-way), and lru; the sweep needs nothing else.
+kernel=$("$vmr" run --list-policies | awk -F'\t' '$2 == "yes" { print $1; exit }')
+cat >"$tmp/s.sweep" <<SWEEP
+trace $PWD/traces/anon-storm-small/ctf
+trace $PWD/traces/build-like-small/ctf
+policy lru $kernel
+memory-limit 10% 20% 30% 40% 50% 60% 70% 80%
+swappiness 1 100 200
+seed 1-3
+SWEEP
+total=$("$vmr" sweep -n -q -d "$tmp/plan" "$tmp/s.sweep" | tail -n +2 | wc -l)
+check "the sweep expands to runs ($total)" test "$total" -gt 16
+
+# 1. Uninterrupted.
+"$vmr" sweep -q -d "$tmp/ref" "$tmp/s.sweep"
+check "uninterrupted sweep: exit 0" test $? -eq 0
+check "uninterrupted sweep: one result per run" test "$(count "$tmp/ref")" -eq "$total"
+check "each trace ingested once into the sweep directory" \
+    test "$(ls "$tmp/ref/traces" | sort | tr '\n' ' ')" = "anon-storm-small.vmr build-like-small.vmr "
+check "uninterrupted sweep: every result whole" all_whole "$tmp/ref"
+
+# 2. SIGKILL mid-way, one run at a time so that it is caught in the middle.
+"$vmr" sweep -q -j 1 -d "$tmp/kill" "$tmp/s.sweep" &
+pid=$!
+for _ in $(seq 1 600); do
+    [ "$(count "$tmp/kill")" -ge 4 ] && break
+    sleep 0.01
+done
+kill -9 $pid 2>/dev/null
+wait $pid 2>/dev/null
+done_at_kill=$(count "$tmp/kill")
+check "killed mid-way ($done_at_kill of $total runs done)" test "$done_at_kill" -ge 1 -a "$done_at_kill" -lt "$total"
+sleep 0.3
+# Runs work in the sweep directory: none may outlive the sweep.
+left_in() {
+    local p
+    for p in /proc/[0-9]*; do
+        [ "$(readlink "$p/cwd" 2>/dev/null)" = "$1" ] && echo "${p#/proc/}"
+    done
+}
+check "its runs died with it (no process left in the sweep directory)" test -z "$(left_in "$tmp/kill")"
+check "after SIGKILL: every visible result is whole" all_whole "$tmp/kill"
+"$vmr" stats --partial -f tsv "$tmp/kill" >/dev/null 2>"$tmp/err"
+check "after SIGKILL: stats --partial reads every result there (exit 0)" test $? -eq 0
+run_err "after SIGKILL: stats without --partial names a missing result" 1 "missing: run" \
+    "$vmr" stats "$tmp/kill"
+
+"$vmr" sweep -j 2 -d "$tmp/kill" "$tmp/s.sweep" 2>"$tmp/resume.log"
+check "restart: exit 0" test $? -eq 0
+check "restart: redid only the missing runs ($((total - done_at_kill)))" \
+    grep -q "($((done_at_kill)) done before, $((total - done_at_kill)) now" "$tmp/resume.log"
+check "restart: no staging leftovers" test -z "$(ls -A "$tmp/kill/staging")"
+check "killed and restarted: results identical to the uninterrupted sweep" \
+    diff -r "$tmp/ref/results" "$tmp/kill/results"
+"$vmr" sweep -d "$tmp/kill" "$tmp/s.sweep" 2>"$tmp/again.log"
+check "a third run does nothing" grep -q "all $total runs have their results" "$tmp/again.log"
+
+# 3. SIGINT (Ctrl-C): exit 130, the same promise.
+"$vmr" sweep -q -j 1 -d "$tmp/int" "$tmp/s.sweep" 2>"$tmp/int.log" &
+pid=$!
+for _ in $(seq 1 600); do
+    [ "$(count "$tmp/int")" -ge 3 ] && break
+    sleep 0.01
+done
+kill -INT $pid
+wait $pid; rc=$?
+check "SIGINT: exit 130 (rc $rc)" test $rc -eq 130
+check "SIGINT: says how to go on" grep -q "run the same command again" "$tmp/int.log"
+"$vmr" sweep -q -d "$tmp/int" "$tmp/s.sweep"
+check "interrupted and restarted: identical results" diff -r "$tmp/ref/results" "$tmp/int/results"
+
+# 4. A result damaged outside vmreplay is never read as one: stats refuses
+# it by name, the next sweep sets it aside and runs it again.
+victim=$(ls "$tmp/int/results" | head -1)
+head -c 40 "$tmp/ref/results/$victim" >"$tmp/int/results/$victim"
+run_err "a truncated result: stats refuses it, naming the file" 1 "$victim: not a header line and one data line" \
+    "$vmr" stats "$tmp/int"
+"$vmr" sweep -d "$tmp/int" "$tmp/s.sweep" 2>"$tmp/redo.log"
+check "the sweep runs a damaged result again" grep -q "running it again" "$tmp/redo.log"
+check "and ends identical" diff -r -x '*.invalid' "$tmp/ref/results" "$tmp/int/results"
+
+# 5. Bad input: one line naming file, line and field.
+printf 'trace %s\nmemory-limit 10%%\nswappiness 1 999\n' "$PWD/traces/anon-storm-small/ctf" >"$tmp/bad.sweep"
+run_err "bad swappiness: file, line, key" 1 "bad.sweep:3: swappiness: '999' is not a swappiness" \
+    "$vmr" sweep -d "$tmp/bad" "$tmp/bad.sweep"
+printf 'trace %s\nmemory-limit 10%%\npolicy nosuch\n' "$PWD/traces/anon-storm-small/ctf" >"$tmp/bad2.sweep"
+run_err "unknown policy: file, line, key" 1 "bad2.sweep:3: policy: unknown policy 'nosuch'" \
+    "$vmr" sweep -d "$tmp/bad2" "$tmp/bad2.sweep"
+printf 'trace %s/nowhere\nmemory-limit 10%%\n' "$tmp" >"$tmp/bad3.sweep"
+run_err "missing trace: file, line, key" 1 "bad3.sweep:1: trace: .*nowhere: No such file" \
+    "$vmr" sweep -d "$tmp/bad3" "$tmp/bad3.sweep"
+"$vmr" sweep >/dev/null 2>"$tmp/err"; rc=$?
+check "no sweep file: usage on stderr, exit 2" bash -c "[ $rc -eq 2 ] && grep -q 'usage: vmreplay sweep' '$tmp/err'"
+run_err "--jobs 0: usage" 2 "jobs: '0'" "$vmr" sweep -j 0 "$tmp/s.sweep"
+run_err "--wait without --slurm: usage" 2 "go with --slurm" "$vmr" sweep --wait "$tmp/s.sweep"
+run_err "a nonexistent sweep file" 1 "nope.sweep: No such file" "$vmr" sweep "$tmp/nope.sweep"
+exit 0
