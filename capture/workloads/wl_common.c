@@ -1,15 +1,18 @@
 /*
  * wl_common.c - shared code of the instrumented workloads: option parsing,
  * PRNG, the event wrappers with their counters, session and vmstat
- * emission, and the vmstat sampler thread.
+ * emission, the vmstat sampler thread, and memory cgroups.
  */
 #include "wl_common.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <lttng/ust-fork.h>
 #include <math.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -63,14 +66,14 @@ void wl_errno(const char *fmt, ...)
 /* Event counters                                                         */
 
 enum {
-    C_SESSION, C_VMSTAT, C_TASK_BEGIN, C_TASK_END, C_ANON_ACCESS,
+    C_SESSION, C_VMSTAT, C_TASK_BEGIN, C_TASK_END, C_CGROUP, C_ANON_ACCESS,
     C_ANON_FREE, C_FILE_ACCESS, C_FILE_DROP, C_ANON_PAGES, C_FILE_PAGES,
     C_NR
 };
 
-/* The first eight are event names; the summary line's keys are these. */
+/* The first nine are event names; the summary line's keys are these. */
 static const char *const count_names[C_NR] = {
-    "session", "vmstat", "task_begin", "task_end", "anon_access",
+    "session", "vmstat", "task_begin", "task_end", "cgroup", "anon_access",
     "anon_free", "file_access", "file_drop", "anon_pages", "file_pages",
 };
 
@@ -681,4 +684,417 @@ void wl_sampler_stop(void)
     pthread_join(sampler.thread, NULL);
     pthread_cond_destroy(&sampler.wake);
     sampler.running = 0;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Memory cgroups                                                         */
+
+/*
+ * The vmreplay:cgroup event, and - when the workload runs as root on a
+ * machine with a memory cgroup hierarchy - the real cgroups behind it:
+ *
+ *   <the workload's own memory cgroup>/<NAME>.<pid>/     the session's
+ *   <the workload's own memory cgroup>/<NAME>.<pid>/PATH  each declared one
+ *
+ * so the `path` of an event is relative to the session directory, as
+ * capture/EVENTS.md says. Without root, or without a hierarchy, only the
+ * events are emitted (wl_cg_setup says so on stderr).
+ */
+#define CG_MAX_DIRS 512
+
+static struct {
+    int real;                   /* directories are created */
+    int v2;                     /* cgroup v2 (else v1) */
+    pid_t owner;                /* the process that created them */
+    char session[PATH_MAX];     /* absolute path of the session directory */
+    char *dirs[CG_MAX_DIRS];    /* created, in creation order */
+    int nr_dirs;
+} cg;
+
+void wl_cgroup(const char *path, uint64_t limit, int32_t swappiness)
+{
+    lttng_ust_tracepoint(vmreplay, cgroup, my_pid, my_tid, path, limit,
+                         swappiness);
+    tls_counts[C_CGROUP]++;
+}
+
+/* Writes STR to the control file DIR/FILE; -1 with errno on failure. */
+static int cg_write(const char *dir, const char *file, const char *str)
+{
+    char path[PATH_MAX];
+    size_t len = strlen(str);
+    ssize_t w;
+    int fd, saved;
+
+    if (snprintf(path, sizeof(path), "%s/%s", dir, file) >= (int)sizeof(path)) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    w = write(fd, str, len);
+    saved = errno;
+    close(fd);
+    if (w != (ssize_t)len) {
+        errno = w < 0 ? saved : EIO;
+        return -1;
+    }
+    return 0;
+}
+
+/* 1 if the whitespace- or comma-separated LIST holds WORD. */
+static int has_word(const char *list, const char *word)
+{
+    size_t n = strlen(word);
+
+    for (const char *p = list; (p = strstr(p, word)) != NULL; p += n) {
+        int start = p == list || p[-1] == ',' || p[-1] == ' ' || p[-1] == '\t';
+        char e = p[n];
+
+        if (start && (e == '\0' || e == ',' || e == ' ' || e == '\n' || e == '\t'))
+            return 1;
+    }
+    return 0;
+}
+
+/* 1 if DIR/cgroup.controllers (v2) lists the memory controller. */
+static int v2_has_memory(const char *dir, const char *file)
+{
+    char path[PATH_MAX], buf[512];
+    FILE *f;
+    int yes = 0;
+
+    snprintf(path, sizeof(path), "%s/%s", dir, file);
+    f = fopen(path, "r");
+    if (!f)
+        return 0;
+    if (fgets(buf, sizeof(buf), f))
+        yes = has_word(buf, "memory");
+    fclose(f);
+    return yes;
+}
+
+/*
+ * Finds the memory hierarchy (v2 if its root offers the memory controller,
+ * else v1) and this process's cgroup in it; fills OWN with its absolute
+ * directory. Returns 0, or -1 with a reason in WHY.
+ */
+static int cg_find_own(char *own, size_t ownlen, int *v2, char *why, size_t whylen)
+{
+    char line[4096], mnt1[PATH_MAX] = "", root1[PATH_MAX] = "";
+    char mnt2[PATH_MAX] = "", root2[PATH_MAX] = "", rel[PATH_MAX] = "";
+    const char *mnt, *root;
+    FILE *f = fopen("/proc/self/mountinfo", "r");
+
+    if (!f) {
+        snprintf(why, whylen, "cannot read /proc/self/mountinfo");
+        return -1;
+    }
+    while (fgets(line, sizeof(line), f)) {
+        char r[PATH_MAX], m[PATH_MAX], fstype[64], super[1024];
+        char *dash = strstr(line, " - ");
+
+        if (!dash || sscanf(line, "%*s %*s %*s %4095s %4095s", r, m) != 2 ||
+            sscanf(dash + 3, "%63s %*s %1023s", fstype, super) != 2)
+            continue;
+        if (strcmp(fstype, "cgroup2") == 0 && !mnt2[0] &&
+            v2_has_memory(m, "cgroup.controllers")) {
+            snprintf(mnt2, sizeof(mnt2), "%s", m);
+            snprintf(root2, sizeof(root2), "%s", r);
+        } else if (strcmp(fstype, "cgroup") == 0 && !mnt1[0] &&
+                   has_word(super, "memory")) {
+            snprintf(mnt1, sizeof(mnt1), "%s", m);
+            snprintf(root1, sizeof(root1), "%s", r);
+        }
+    }
+    fclose(f);
+    *v2 = mnt2[0] != '\0';
+    mnt = *v2 ? mnt2 : mnt1;
+    root = *v2 ? root2 : root1;
+    if (!mnt[0]) {
+        snprintf(why, whylen, "no memory cgroup hierarchy (v1 or v2) is mounted");
+        return -1;
+    }
+
+    f = fopen("/proc/self/cgroup", "r");
+    if (!f) {
+        snprintf(why, whylen, "cannot read /proc/self/cgroup");
+        return -1;
+    }
+    while (fgets(line, sizeof(line), f)) {
+        char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+
+        if (!c2)
+            continue;
+        *c2 = '\0';
+        if (*v2 ? strcmp(line, "0") == 0 && c1[1] == '\0'
+                : has_word(c1 + 1, "memory")) {
+            c2[strcspn(c2 + 1, "\n") + 1] = '\0';
+            snprintf(rel, sizeof(rel), "%s", c2 + 1);
+            break;
+        }
+    }
+    fclose(f);
+    if (!rel[0]) {
+        snprintf(why, whylen, "this process is in no memory cgroup (/proc/self/cgroup)");
+        return -1;
+    }
+    /* A mount of a sub-tree (containers): paths are below its root. */
+    if (strcmp(root, "/") != 0 && strncmp(rel, root, strlen(root)) == 0)
+        memmove(rel, rel + strlen(root), strlen(rel + strlen(root)) + 1);
+    if (strcmp(rel, "/") == 0)
+        rel[0] = '\0';
+    if (snprintf(own, ownlen, "%s%s", mnt, rel) >= (int)ownlen) {
+        snprintf(why, whylen, "cgroup path too long");
+        return -1;
+    }
+    return 0;
+}
+
+/* rmdir DIR's sub-directories depth first, then DIR; errors are ignored. */
+static void cg_rmdir_tree(const char *dir, int depth)
+{
+    DIR *d = depth < 8 ? opendir(dir) : NULL;
+    struct dirent *e;
+
+    if (d) {
+        while ((e = readdir(d)) != NULL) {
+            char sub[PATH_MAX];
+
+            if (e->d_type != DT_DIR || e->d_name[0] == '.')
+                continue;
+            if (snprintf(sub, sizeof(sub), "%s/%s", dir, e->d_name) < (int)sizeof(sub))
+                cg_rmdir_tree(sub, depth + 1);
+        }
+        closedir(d);
+    }
+    rmdir(dir);
+}
+
+/*
+ * Removes the session directories NAME.PID of OWN left by runs that were
+ * killed (SIGKILL, a crash) before they could clean up. rmdir(2) refuses
+ * a cgroup that still has processes, so a live run is never disturbed.
+ */
+static void cg_sweep_stale(const char *own, const char *name)
+{
+    DIR *d = opendir(own);
+    struct dirent *e;
+    size_t n = strlen(name);
+
+    if (!d)
+        return;
+    while ((e = readdir(d)) != NULL) {
+        char *end, sub[PATH_MAX];
+        long pid;
+
+        if (e->d_type != DT_DIR || strncmp(e->d_name, name, n) != 0 ||
+            e->d_name[n] != '.')
+            continue;
+        pid = strtol(e->d_name + n + 1, &end, 10);
+        if (*end != '\0' || pid <= 0 || pid == getpid())
+            continue;
+        if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+            continue;           /* that run is alive */
+        if (snprintf(sub, sizeof(sub), "%s/%s", own, e->d_name) < (int)sizeof(sub))
+            cg_rmdir_tree(sub, 0);
+    }
+    closedir(d);
+}
+
+static void cg_atexit(void)
+{
+    wl_cg_teardown();
+}
+
+static int cg_remember(const char *dir)
+{
+    if (cg.nr_dirs == CG_MAX_DIRS) {
+        errno = ENOSPC;
+        return -1;
+    }
+    cg.dirs[cg.nr_dirs] = strdup(dir);
+    if (!cg.dirs[cg.nr_dirs])
+        return -1;
+    cg.nr_dirs++;
+    return 0;
+}
+
+/* mkdir DIR as a child cgroup of PARENT (v2: PARENT delegates memory). */
+static int cg_mkdir(const char *parent, const char *dir)
+{
+    if (cg.v2 && !v2_has_memory(parent, "cgroup.subtree_control") &&
+        cg_write(parent, "cgroup.subtree_control", "+memory") != 0)
+        return -1;
+    if (mkdir(dir, 0755) != 0)
+        return errno == EEXIST ? 0 : -1;
+    return cg_remember(dir);
+}
+
+int wl_cg_setup(const char *name, enum wl_cg_mode mode)
+{
+    char own[PATH_MAX], why[256];
+    const char *what = mode == WL_CG_YES ? "--cgroups yes" : wl_prog;
+
+    cg.real = 0;
+    if (mode == WL_CG_NO) {
+        wl_err("cgroups are recorded in the trace only (--cgroups no)");
+        return 0;
+    }
+    if (geteuid() != 0) {
+        if (mode == WL_CG_YES) {
+            wl_err("--cgroups yes: creating memory cgroups needs root");
+            return -1;
+        }
+        wl_err("not root: cgroups are recorded in the trace only, none is created");
+        return 0;
+    }
+    if (cg_find_own(own, sizeof(own), &cg.v2, why, sizeof(why)) != 0) {
+        if (mode == WL_CG_YES) {
+            wl_err("%s: %s", what, why);
+            return -1;
+        }
+        wl_err("%s: cgroups are recorded in the trace only", why);
+        return 0;
+    }
+    cg_sweep_stale(own, name);
+    if (snprintf(cg.session, sizeof(cg.session), "%s/%s.%d", own, name,
+                 (int)getpid()) >= (int)sizeof(cg.session)) {
+        wl_err("%s: cgroup path too long", own);
+        return -1;
+    }
+    cg.owner = getpid();
+    atexit(cg_atexit);
+    if (cg_mkdir(own, cg.session) != 0) {
+        if (mode == WL_CG_YES || errno != EACCES) {
+            wl_errno("cannot create the memory cgroup %s", cg.session);
+            cg.session[0] = '\0';
+            return -1;
+        }
+        wl_errno("cannot create the memory cgroup %s; cgroups are recorded "
+                 "in the trace only", cg.session);
+        cg.session[0] = '\0';
+        return 0;
+    }
+    cg.real = 1;
+    wl_err("cgroups: %s (cgroup v%d), removed at exit", cg.session, cg.v2 ? 2 : 1);
+    return 1;
+}
+
+int wl_cg_is_real(void)
+{
+    return cg.real;
+}
+
+const char *wl_cg_session_dir(void)
+{
+    return cg.real ? cg.session : "";
+}
+
+/* Absolute directory of PATH under the session; -1 if too long or bad. */
+static int cg_dir(const char *path, char *buf, size_t len)
+{
+    if (!path[0] || path[0] == '/' || strstr(path, "..") || strstr(path, "//")) {
+        errno = EINVAL;
+        return -1;
+    }
+    if (snprintf(buf, len, "%s/%s", cg.session, path) >= (int)len) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    return 0;
+}
+
+int wl_cg_create(const char *path, uint64_t limit, int32_t swappiness)
+{
+    char dir[PATH_MAX], num[32];
+    char *slash;
+
+    if (!cg.real)
+        return 0;
+    if (cg_dir(path, dir, sizeof(dir)) != 0) {
+        wl_errno("cgroup '%s'", path);
+        return -1;
+    }
+    /* Parents first: each component is a cgroup of its own. */
+    for (slash = dir + strlen(cg.session) + 1; ; slash++) {
+        char parent[PATH_MAX];
+
+        slash = strchr(slash, '/');
+        if (slash)
+            *slash = '\0';
+        snprintf(parent, sizeof(parent), "%s", dir);
+        *strrchr(parent, '/') = '\0';
+        if (cg_mkdir(parent, dir) != 0) {
+            wl_errno("cannot create the memory cgroup %s", dir);
+            return -1;
+        }
+        if (!slash)
+            break;
+        *slash = '/';
+    }
+    if (limit) {
+        snprintf(num, sizeof(num), "%" PRIu64, limit);
+        if (cg_write(dir, cg.v2 ? "memory.max" : "memory.limit_in_bytes", num) != 0) {
+            wl_errno("%s: cannot set the limit %s", dir, num);
+            return -1;
+        }
+    }
+    /* cgroup v2 has no per-cgroup swappiness: the global one applies. */
+    if (swappiness >= 0 && !cg.v2) {
+        snprintf(num, sizeof(num), "%d", (int)swappiness);
+        if (cg_write(dir, "memory.swappiness", num) != 0) {
+            wl_errno("%s: cannot set swappiness %s", dir, num);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int wl_cg_enter(const char *path)
+{
+    char dir[PATH_MAX], num[32];
+
+    if (!cg.real)
+        return 0;
+    if (cg_dir(path, dir, sizeof(dir)) != 0) {
+        wl_errno("cgroup '%s'", path);
+        return -1;
+    }
+    snprintf(num, sizeof(num), "%d", (int)getpid());
+    if (cg_write(dir, "cgroup.procs", num) != 0) {
+        wl_errno("cannot move pid %s into %s", num, dir);
+        return -1;
+    }
+    return 0;
+}
+
+int wl_cg_teardown(void)
+{
+    int rc = 0;
+
+    /* Only the creator: a forked child that exits must not remove them. */
+    if (cg.nr_dirs == 0 || getpid() != cg.owner)
+        return 0;
+    for (int i = cg.nr_dirs - 1; i >= 0; i--) {
+        /*
+         * Every process has been reaped by now, but the kernel may take a
+         * moment to let go of a cgroup whose last task just exited.
+         */
+        int tries = 0;
+
+        while (rmdir(cg.dirs[i]) != 0 && errno != ENOENT) {
+            if (errno != EBUSY || ++tries > 200) {
+                wl_errno("cannot remove the memory cgroup %s", cg.dirs[i]);
+                rc = -1;
+                break;
+            }
+            usleep(10000);
+        }
+        free(cg.dirs[i]);
+    }
+    cg.nr_dirs = 0;
+    cg.real = 0;
+    return rc;
 }

@@ -100,6 +100,37 @@ void wl_file_access(const struct stat *st, uint64_t offset, uint64_t len,
                     int op);
 void wl_file_drop(const struct stat *st);
 
+/*
+ * vmreplay:cgroup: the calling process belongs to the memory cgroup PATH
+ * (relative to the session's, "/"-separated, e.g. "apps/camera"); LIMIT in
+ * bytes, 0 = none; SWAPPINESS -1 = inherited. Emit it after the process's
+ * task_begin and before its first access.
+ */
+void wl_cgroup(const char *path, uint64_t limit, int32_t swappiness);
+
+/*
+ * Real memory cgroups behind those events. wl_cg_setup(NAME, MODE), called
+ * once by the workload's first process, decides: as root, with a memory
+ * hierarchy (cgroup v1 or v2) mounted, it creates the session directory
+ * NAME.<pid> inside the process's own memory cgroup and returns 1; then
+ * wl_cg_create() makes PATH (and its parents) below it, wl_cg_enter() moves
+ * the calling process into PATH, and wl_cg_teardown() removes every
+ * directory created, deepest first (it also runs at exit() of the creating
+ * process; the workload must have reaped its processes before). Otherwise
+ * it prints one line saying the cgroups are only recorded and returns 0;
+ * those calls then do nothing and return 0. Returns -1 (message printed)
+ * when MODE is WL_CG_YES and cgroups cannot be created. Session
+ * directories of earlier runs that were killed before they could clean
+ * up are removed when empty.
+ */
+enum wl_cg_mode { WL_CG_AUTO, WL_CG_YES, WL_CG_NO };
+int wl_cg_setup(const char *name, enum wl_cg_mode mode);
+int wl_cg_is_real(void);
+const char *wl_cg_session_dir(void);    /* "" when only recorded */
+int wl_cg_create(const char *path, uint64_t limit, int32_t swappiness);
+int wl_cg_enter(const char *path);
+int wl_cg_teardown(void);               /* 0, or -1 if one would not go */
+
 /* Periodic vmstat snapshots from a thread that is not a replayed task. */
 int wl_sampler_start(unsigned period_ms);   /* 0 = no thread */
 void wl_sampler_stop(void);
@@ -110,7 +141,10 @@ void wl_sampler_stop(void);
  * to the same totals. Every task flushes before it ends.
  */
 void wl_counts_flush(void);
-/* Prints "prog: summary session=N vmstat=N ... anon_pages=N file_pages=N". */
+/*
+ * Prints "prog: summary session=N vmstat=N task_begin=N task_end=N
+ * cgroup=N anon_access=N ... anon_pages=N file_pages=N".
+ */
 void wl_print_summary(void);
 
 #endif /* WL_COMMON_H */
