@@ -38,18 +38,17 @@ static size_t count_results(const char *dir, const struct sweep_plan *plan,
 	return done;
 }
 
-/* Runs sbatch; its stdout (the --parsable job id) into OUT. */
-static int run_sbatch(char **argv, int wait, const struct slurm_opts *o, const struct sweep_plan *plan,
-		      const size_t *todo, size_t n, char *out, size_t outlen, char *err, size_t errlen)
+/* Runs ARGV with stdout into OUT (NUL-terminated, first line only).
+ * Returns the exit status, or -1 if it could not run. */
+static int capture(char **argv, char *out, size_t outlen)
 {
 	int fd[2];
-	if (pipe(fd) != 0) {
-		snprintf(err, errlen, "pipe: %s", strerror(errno));
+	if (pipe(fd) != 0)
 		return -1;
-	}
 	pid_t pid = fork();
 	if (pid < 0) {
-		snprintf(err, errlen, "fork: %s", strerror(errno));
+		close(fd[0]);
+		close(fd[1]);
 		return -1;
 	}
 	if (pid == 0) {
@@ -62,52 +61,50 @@ static int run_sbatch(char **argv, int wait, const struct slurm_opts *o, const s
 		_exit(127);
 	}
 	close(fd[1]);
-	/* The job id is printed at submission; with --wait, sbatch then
-	 * blocks until the job ends while we count results for the
-	 * progress line. */
 	size_t len = 0;
 	ssize_t r;
-	while ((r = read(fd[0], out + len, outlen - 1 - len)) > 0 || (r < 0 && errno == EINTR)) {
-		if (r > 0)
+	char sink[4096];
+	/* Read everything, keep what fits: a full pipe must not block it. */
+	while ((r = read(fd[0], len + 1 < outlen ? out + len : sink,
+			 len + 1 < outlen ? outlen - 1 - len : sizeof(sink))) > 0 || (r < 0 && errno == EINTR))
+		if (r > 0 && len + 1 < outlen)
 			len += r;
-		if (memchr(out, '\n', len))
-			break;
-	}
-	out[len] = 0;
-	out[strcspn(out, "\n;")] = 0;   /* "JOBID" or "JOBID;CLUSTER" */
-	if (wait && out[0])
-		fprintf(stderr, "vmreplay sweep: submitted job %s (%zu runs); waiting for it\n", out, n);
-	int status;
-	double start = time(NULL);
-	for (;;) {
-		pid_t w = waitpid(pid, &status, wait && o->progress ? WNOHANG : 0);
-		if (w == pid)
-			break;
-		if (w < 0 && errno != EINTR) {
-			status = -1;
-			break;
-		}
-		if (w == 0) {
-			size_t done = count_results(o->dir, plan, todo, n);
-			double el = time(NULL) - start;
-			fprintf(stderr, "\rsweep (slurm job %s): %zu/%zu runs, %.0f s   ", out, done, n, el);
-			sleep(1);
-		}
-	}
-	if (wait && o->progress)
-		fputc('\n', stderr);
 	close(fd[0]);
-	if (status == -1 || !WIFEXITED(status) || (WEXITSTATUS(status) != 0 && !wait)) {
-		snprintf(err, errlen, "sbatch failed (%s %d)",
-			 status != -1 && WIFEXITED(status) ? "exit status" : "signal",
-			 status != -1 && WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
-		return -1;
+	out[len] = 0;
+	out[strcspn(out, "\n")] = 0;
+	int status;
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/*
+ * Waits for JOBID to leave the queue, drawing progress from the results
+ * that appear.  squeue lists a job's pending and running array tasks and
+ * nothing once all have ended (or, after MinJobAge, fails on the unknown
+ * id); either means the job is over.  Polling squeue rather than
+ * `sbatch --wait` keeps the wait within a second of the job's end
+ * instead of sbatch's growing poll interval.
+ */
+static void wait_job(const char *jobid, const struct slurm_opts *o, const struct sweep_plan *plan,
+		     const size_t *todo, size_t n)
+{
+	char *argv[] = { "squeue", "-h", "-j", (char *)jobid, "-o", "%i", NULL };
+	time_t start = time(NULL);
+	for (;;) {
+		char out[256];
+		int rc = capture(argv, out, sizeof(out));
+		if (rc != 0 || !out[0])
+			break;
+		if (o->progress)
+			fprintf(stderr, "\rsweep (slurm job %s): %zu/%zu runs, %ld s   ", jobid,
+				count_results(o->dir, plan, todo, n), n, (long)(time(NULL) - start));
+		usleep(500000);
 	}
-	if (!out[0]) {
-		snprintf(err, errlen, "sbatch printed no job id");
-		return -1;
-	}
-	return 0;
+	if (o->progress)
+		fprintf(stderr, "\rsweep (slurm job %s): %zu/%zu runs, %ld s\n", jobid,
+			count_results(o->dir, plan, todo, n), n, (long)(time(NULL) - start));
 }
 
 int slurm_submit(const struct sweep_plan *plan, const size_t *todo, size_t n,
@@ -161,7 +158,7 @@ int slurm_submit(const struct sweep_plan *plan, const size_t *todo, size_t n,
 		return -1;
 	chmod(script, 0755);
 
-	char **argv = calloc(o->nr_sbatch_args + 5, sizeof(*argv));
+	char **argv = calloc(o->nr_sbatch_args + 4, sizeof(*argv));
 	if (!argv) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
@@ -169,16 +166,23 @@ int slurm_submit(const struct sweep_plan *plan, const size_t *todo, size_t n,
 	size_t a = 0;
 	argv[a++] = "sbatch";
 	argv[a++] = "--parsable";
-	if (o->wait)
-		argv[a++] = "--wait";
 	for (size_t i = 0; i < o->nr_sbatch_args; i++)
 		argv[a++] = o->sbatch_args[i];
 	argv[a++] = script;
 	argv[a] = NULL;
-	int rc = run_sbatch(argv, o->wait, o, plan, todo, n, jobid, jobidlen, err, errlen);
+	int rc = capture(argv, jobid, jobidlen);
 	free(argv);
-	if (rc != 0 || !o->wait)
-		return rc;
+	jobid[strcspn(jobid, ";")] = 0;    /* "JOBID;CLUSTER" on multi-cluster setups */
+	if (rc != 0 || !jobid[0]) {
+		snprintf(err, errlen, "sbatch %s (see its message above; script %s)",
+			 rc == 0 ? "printed no job id" : "failed", script);
+		return -1;
+	}
+	if (!o->wait)
+		return 0;
+	if (o->progress)
+		fprintf(stderr, "vmreplay sweep: submitted job %s (%zu runs); waiting for it\n", jobid, n);
+	wait_job(jobid, o, plan, todo, n);
 	size_t done = count_results(o->dir, plan, todo, n);
 	if (done < n) {
 		snprintf(err, errlen, "job %s ended with %zu of %zu runs without a result "
