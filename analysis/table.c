@@ -203,6 +203,9 @@ static void latex_escape(FILE *f, const char *s)
 	for (; *s; s++) {
 		if (strchr("_%&#$", *s))
 			fprintf(f, "\\%c", *s);
+		else if (*s == '<' || *s == '>')
+			/* OT1 fonts have no < or > in text mode. */
+			fputs(*s == '<' ? "\\textless{}" : "\\textgreater{}", f);
 		else
 			fputc(*s, f);
 	}

@@ -1,0 +1,92 @@
+#!/bin/bash
+# Tables and figures of a fixed small sweep (tests/data/stats-fixture):
+# the tables match the expected text exactly; `vmreplay plot` runs every
+# gnuplot script and writes non-empty PDF (fonts embedded), SVG, PNG and
+# LaTeX variants with the data beside each, listed in index.html and
+# README.md.
+. "$(dirname "$0")/tap.sh"
+build=${1:-build}
+vmr=$PWD/$build/vmreplay
+fix=tests/data/stats-fixture
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# 1. Tables, byte for byte.
+for f in text:txt markdown:md latex:tex; do
+    "$vmr" stats -f "${f%%:*}" -o "$tmp/tables.${f##*:}" "$fix"
+    check "stats -f ${f%%:*}: exit 0" test $? -eq 0
+    if cmp -s "$tmp/tables.${f##*:}" "$fix/expected/tables.${f##*:}"; then
+        ok "tables.${f##*:} matches the expected text"
+    else
+        nok "tables.${f##*:} matches the expected text"
+        diff "$fix/expected/tables.${f##*:}" "$tmp/tables.${f##*:}" | head -20 | sed 's/^/# /'
+    fi
+done
+"$vmr" stats -f text -m miss_ratio "$fix" >"$tmp/one.txt"
+check "stats -m: only that metric's tables" \
+    test "$(grep -c '(mean of' "$tmp/one.txt")" -eq 1 -a "$(head -1 "$tmp/one.txt")" = "miss_ratio, toy (mean of 1 run)"
+"$vmr" stats -O "$tmp/all" "$fix"
+check "stats -O writes every form" bash -c "cd '$tmp/all' && test -s stats.tsv -a -s stats.json -a -s tables.txt -a -s tables.md -a -s tables.tex"
+if command -v python3 >/dev/null 2>&1; then
+    check "stats.json is valid JSON with one row per TSV row" python3 -c "
+import json, sys
+d = json.load(open('$tmp/all/stats.json'))
+rows = sum(1 for _ in open('$tmp/all/stats.tsv')) - 1
+sys.exit(0 if len(d['rows']) == rows and d['tests'] == 12 else 1)"
+else
+    skip "stats.json is valid JSON" "python3 not installed"
+fi
+check "stats.tsv: significant rows are those with p_holm < 0.05" \
+    awk -F'\t' 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+        { s = $c["significant"]; p = $c["p_holm"]; if ((p != "NaN" && p < 0.05) != (s == 1)) exit 1 }' "$tmp/all/stats.tsv"
+
+# 2. Figures.
+if ! command -v gnuplot >/dev/null 2>&1; then
+    skip "vmreplay plot draws the figures" "gnuplot not installed (make deps)"
+    exit 0
+fi
+"$vmr" plot -o "$tmp/fig" "$fix" 2>"$tmp/plot.log"
+rc=$?
+check "plot: exit 0 (rc $rc)" test $rc -eq 0 || sed 's/^/# /' "$tmp/plot.log"
+d=toy/limit-16384K
+figs="missratio $d/pgsteal_anon $d/pgscan_anon $d/overview $d/cdf_scanned $d/cdf_latency $d/timeline"
+for f in $figs; do
+    check "$f.pdf is a PDF" test "$(head -c 4 "$tmp/fig/$f.pdf" 2>/dev/null)" = "%PDF"
+    check "$f.svg is an SVG" grep -q '<svg' "$tmp/fig/$f.svg"
+    check "$f.png is a PNG" \
+        test "$(head -c 8 "$tmp/fig/$f.png" 2>/dev/null | od -An -tx1 | tr -d ' \n')" = "89504e470d0a1a0a"
+done
+for f in pgsteal_anon pgscan_anon overview cdf_scanned cdf_latency timeline; do
+    check "$f: LaTeX variant (cairolatex .tex + .pdf)" \
+        bash -c "grep -q 'includegraphics' '$tmp/fig/$d/latex/$f.tex' && test -s '$tmp/fig/$d/latex/$f.pdf'"
+done
+for f in missratio $d/pgsteal_anon $d/pgscan_anon $d/cdf_scanned $d/cdf_latency $d/timeline; do
+    check "$f: its data file is beside it" test -s "$tmp/fig/$f.tsv"
+done
+if command -v pdffonts >/dev/null 2>&1; then
+    check "every PDF embeds its fonts" bash -c "
+        for p in \$(find '$tmp/fig' -name '*.pdf' ! -path '*/latex/*'); do
+            pdffonts \"\$p\" | awk 'NR > 2 && \$(NF-4) != \"yes\" { bad = 1 } END { exit bad }' || exit 1
+        done"
+    check "SVGs carry their text as glyph outlines (no font needed)" \
+        bash -c "grep -q '<symbol' '$tmp/fig/$d/pgsteal_anon.svg' && ! grep -q 'font-family' '$tmp/fig/$d/pgsteal_anon.svg'"
+else
+    skip "every PDF embeds its fonts" "pdffonts (poppler-utils) not installed"
+fi
+n=$(echo $figs | wc -w)
+check "index.html lists every figure ($n) with its caption" \
+    test "$(grep -c '<figcaption>' "$tmp/fig/index.html")" -eq "$n"
+check "README.md lists every figure" test "$(grep -c '^\* \*\*' "$tmp/fig/README.md")" -eq "$n"
+check "a significant mean is marked in the data (mglru at 60)" \
+    awk -F'\t' '$9 == "mglru" && $1 == 60 && $7 == 1 { f = 1 } END { exit !f }' "$tmp/fig/$d/pgscan_anon.tsv"
+check "no gnuplot log left behind (they go only on failure)" test -z "$(find "$tmp/fig" -name '*.log')"
+
+# 3. Refusals.
+"$vmr" plot -o "$tmp/x" "$tmp/nowhere" >/dev/null 2>"$tmp/err"; rc=$?
+check "plot of a missing sweep: exit 1, one line naming plan.tsv" \
+    bash -c "[ $rc -eq 1 ] && [ \$(wc -l <'$tmp/err') -eq 1 ] && grep -q 'nowhere/plan.tsv' '$tmp/err'"
+"$vmr" stats -f csv "$fix" >/dev/null 2>"$tmp/err"; rc=$?
+check "stats -f csv: usage error (exit 2)" test $rc -eq 2
+"$vmr" stats -m nosuch "$fix" >/dev/null 2>"$tmp/err"; rc=$?
+check "stats -m nosuch: exit 2 naming the metric" bash -c "[ $rc -eq 2 ] && grep -q \"'nosuch'\" '$tmp/err'"
+exit 0
