@@ -934,8 +934,8 @@ static int cg_mkdir(const char *parent, const char *dir)
 
 int wl_cg_setup(const char *name, enum wl_cg_mode mode)
 {
-    char own[PATH_MAX], why[256];
-    const char *what = mode == WL_CG_YES ? "--cgroups yes" : wl_prog;
+    char own[PATH_MAX], why[PATH_MAX + 256];
+    const char *base = own;
 
     cg.real = 0;
     if (mode == WL_CG_NO) {
@@ -943,43 +943,53 @@ int wl_cg_setup(const char *name, enum wl_cg_mode mode)
         return 0;
     }
     if (geteuid() != 0) {
-        if (mode == WL_CG_YES) {
-            wl_err("--cgroups yes: creating memory cgroups needs root");
-            return -1;
-        }
-        wl_err("not root: cgroups are recorded in the trace only, none is created");
-        return 0;
+        snprintf(why, sizeof(why), "not root (creating memory cgroups needs it)");
+        goto record_only;
     }
-    if (cg_find_own(own, sizeof(own), &cg.v2, why, sizeof(why)) != 0) {
-        if (mode == WL_CG_YES) {
-            wl_err("%s: %s", what, why);
-            return -1;
+    if (cg_find_own(own, sizeof(own), &cg.v2, why, sizeof(why)) != 0)
+        goto record_only;
+    /*
+     * cgroup v2 gives a cgroup's children the memory controller only if
+     * the cgroup has no processes of its own (except the root): when ours
+     * has, and cannot delegate, the session directory goes beside it.
+     */
+    if (cg.v2 && !v2_has_memory(own, "cgroup.subtree_control") &&
+        cg_write(own, "cgroup.subtree_control", "+memory") != 0) {
+        char *slash = strrchr(own, '/');
+        int saved = errno;
+
+        if (!slash || slash == own || !v2_has_memory(own, "memory.max")) {
+            snprintf(why, sizeof(why), "%s: cannot enable the memory controller "
+                     "for its children: %s", own, strerror(saved));
+            goto record_only;
         }
-        wl_err("%s: cgroups are recorded in the trace only", why);
-        return 0;
+        *slash = '\0';         /* the parent delegates memory to us */
     }
-    cg_sweep_stale(own, name);
-    if (snprintf(cg.session, sizeof(cg.session), "%s/%s.%d", own, name,
+    cg_sweep_stale(base, name);
+    if (snprintf(cg.session, sizeof(cg.session), "%s/%s.%d", base, name,
                  (int)getpid()) >= (int)sizeof(cg.session)) {
-        wl_err("%s: cgroup path too long", own);
-        return -1;
+        snprintf(why, sizeof(why), "%s: cgroup path too long", base);
+        goto record_only;
     }
     cg.owner = getpid();
     atexit(cg_atexit);
-    if (cg_mkdir(own, cg.session) != 0) {
-        if (mode == WL_CG_YES || errno != EACCES) {
-            wl_errno("cannot create the memory cgroup %s", cg.session);
-            cg.session[0] = '\0';
-            return -1;
-        }
-        wl_errno("cannot create the memory cgroup %s; cgroups are recorded "
-                 "in the trace only", cg.session);
+    if (cg_mkdir(base, cg.session) != 0) {
+        snprintf(why, sizeof(why), "cannot create the memory cgroup %s: %s",
+                 cg.session, strerror(errno));
         cg.session[0] = '\0';
-        return 0;
+        goto record_only;
     }
     cg.real = 1;
     wl_err("cgroups: %s (cgroup v%d), removed at exit", cg.session, cg.v2 ? 2 : 1);
     return 1;
+
+record_only:
+    if (mode == WL_CG_YES) {
+        wl_err("--cgroups yes: %s", why);
+        return -1;
+    }
+    wl_err("%s: cgroups are recorded in the trace only, none is created", why);
+    return 0;
 }
 
 int wl_cg_is_real(void)
