@@ -42,6 +42,7 @@ expected_schema() {
     cat <<'EOF'
 vmreplay:anon_access pid:u32 tid:u32 addr:u64 len:u64 write:u8
 vmreplay:anon_free pid:u32 tid:u32 addr:u64 len:u64
+vmreplay:cgroup pid:u32 tid:u32 path:string limit:u64 swappiness:s32
 vmreplay:file_access pid:u32 tid:u32 dev:u64 ino:u64 offset:u64 len:u64 op:u8
 vmreplay:file_drop pid:u32 tid:u32 dev:u64 ino:u64
 vmreplay:session workload:string argv:string memory_limit:u64 swappiness:s32 page_size:u32 kernel_release:string hostname:string nr_cpus:u32 mem_total:u64 lru_kind:string
@@ -69,7 +70,7 @@ trace_schema() {
         }' | sort
 }
 
-names="session vmstat task_begin task_end anon_access anon_free file_access file_drop"
+names="session vmstat task_begin task_end cgroup anon_access anon_free file_access file_drop"
 
 # Per-event counts of trace $1, one "name=N" per line, zeros included.
 trace_counts() {
