@@ -9,6 +9,8 @@
  */
 #include "ingest.h"
 #include "atomic.h"
+#include "ingest_sink.h"
+#include "kevents.h"
 #include "pagemap.h"
 #include "progress.h"
 #include "tracedir.h"
@@ -38,6 +40,7 @@ enum ev_kind {
 	EV_ANON_ACCESS, EV_ANON_FREE, EV_FILE_ACCESS, EV_FILE_DROP,
 	EV_CGROUP,
 	EV_KERNEL_PAGE_ALLOC, EV_KERNEL_PAGE_FREE,
+	EV_KERNEL,                     /* kevents.c reads it */
 	EV_SKIP,
 };
 
@@ -91,6 +94,7 @@ struct evclass {
 	int nr;
 	uint64_t idx[MAX_FIELDS];
 	int is_signed[MAX_FIELDS];
+	int kidx;                      /* EV_KERNEL: kevents' class */
 	uint64_t count;
 };
 
@@ -133,6 +137,11 @@ struct sink {
 
 	uint64_t events, discarded, records, accesses;
 	uint64_t kalloc_events, kalloc_pages, kfree_events, kfree_pages;
+
+	struct kevents *kev;           /* kernel events and the capture's facts */
+	uint8_t *resident;             /* by page id, when tracking residency */
+	uint64_t cap_resident;
+	int track_resident;
 
 	struct progress progress;
 	volatile uint64_t heartbeat;   /* read by the watchdog */
@@ -353,6 +362,19 @@ static struct evclass *class_resolve(struct sink *s, const bt_event_class *ec)
 	for (size_t i = 0; i < sizeof(specs) / sizeof(specs[0]); i++)
 		if (strcmp(specs[i].name, c->name) == 0)
 			spec = &specs[i];
+	if (!spec) {
+		int r = kevents_resolve(s->kev, ec, c->name, s->trace, &c->kidx, s->err, s->errlen);
+		if (r < 0) {
+			s->failed = 1;
+			return NULL;
+		}
+		if (r > 0) {
+			c->kind = EV_KERNEL;
+			bt_event_class_get_ref(ec);
+			s->nr_classes++;
+			return c;
+		}
+	}
 	const char *colon = strchr(c->name, ':');
 	if (!spec && colon) {
 		size_t plen = colon - c->name;
@@ -503,6 +525,76 @@ static int range_pages(struct sink *s, const struct evclass *c, uint64_t start, 
 	return 0;
 }
 
+/* Appends OP on pages FIRST..LAST of (KIND, SPACE, INO) to T's stream at
+ * TS.  KNOWN_ONLY: only pages that have ids and are resident (LOADs of a
+ * DAMON pass).  Returns the pages referenced. */
+static uint64_t add_pages(struct sink *s, struct task *t, uint64_t ts, enum vmr_page_kind kind,
+			  uint64_t space, uint64_t ino, uint64_t first, uint64_t last, unsigned op,
+			  int known_only)
+{
+	struct run run = { s, t, ts, op, kind == VMR_PAGE_FILE ? VMR_F_FILE : 0, 0, 0 };
+	int create = op != VMR_OP_FREE && !known_only, oom = 0;
+	uint64_t pages = 0;
+	for (uint64_t pg = first; pg <= last && !s->failed;) {
+		uint64_t chunk_end = (pg | (PAGEMAP_CHUNK - 1));
+		if (chunk_end > last)
+			chunk_end = last;
+		struct pagemap_chunk *ch = pagemap_chunk(&s->pm, kind, space, ino, pg, create, &oom);
+		if (oom) {
+			fail(s, "out of memory (page table)");
+			return pages;
+		}
+		if (!ch) {                     /* FREE of a never-touched chunk */
+			pg = chunk_end + 1;
+			continue;
+		}
+		unsigned j = pg & (PAGEMAP_CHUNK - 1), jend = chunk_end & (PAGEMAP_CHUNK - 1);
+		if (create)
+			for (unsigned k = j; k <= jend; k++)
+				if (pagemap_id(&s->pm, ch, (pg & ~(uint64_t)(PAGEMAP_CHUNK - 1)) + k) == PAGEMAP_NONE) {
+					fail(s, "out of memory (page ids)");
+					return pages;
+				}
+		if (s->track_resident && s->cap_resident < s->pm.nr_pages) {
+			uint64_t cap = s->cap_resident ? s->cap_resident : 4096;
+			while (cap < s->pm.nr_pages)
+				cap *= 2;
+			uint8_t *r = realloc(s->resident, cap);
+			if (!r) {
+				fail(s, "out of memory");
+				return pages;
+			}
+			memset(r + s->cap_resident, 0, cap - s->cap_resident);
+			s->resident = r;
+			s->cap_resident = cap;
+		}
+		/* Hand the chunk's ids over in spans of consecutive ids: pages
+		 * first touched together got consecutive ids, so a range is
+		 * usually one span, found without per-page calls. */
+		while (j <= jend) {
+			uint32_t first = ch->id[j];
+			unsigned k = j + 1;
+			if (first == PAGEMAP_NONE ||           /* FREE: never touched */
+			    (s->track_resident && (known_only || op == VMR_OP_FREE) && !s->resident[first])) {
+				j++;
+				continue;
+			}
+			while (k <= jend && ch->id[k] == first + (k - j) &&
+			       (!s->track_resident || !(known_only || op == VMR_OP_FREE) ||
+				s->resident[first + (k - j)]))
+				k++;
+			if (s->track_resident)
+				memset(s->resident + first, op != VMR_OP_FREE, k - j);
+			run_add_span(&run, first, k - j);
+			pages += k - j;
+			j = k;
+		}
+		pg = chunk_end + 1;
+	}
+	run_flush(&run);
+	return pages;
+}
+
 static void on_range(struct sink *s, const struct evclass *c, const bt_field *p, uint64_t ts)
 {
 	uint32_t pid = (uint32_t)get_u(c, p, 0), tid = (uint32_t)get_u(c, p, 1);
@@ -543,51 +635,126 @@ static void on_range(struct sink *s, const struct evclass *c, const bt_field *p,
 	struct task *t = task_get(s, pid, tid, ts);
 	if (!t)
 		return;
-	struct run run = { s, t, ts, op, kind == VMR_PAGE_FILE ? VMR_F_FILE : 0, 0, 0 };
-	int create = op != VMR_OP_FREE, oom = 0;
-	for (uint64_t pg = first; pg <= last && !s->failed;) {
-		uint64_t chunk_end = (pg | (PAGEMAP_CHUNK - 1));
-		if (chunk_end > last)
-			chunk_end = last;
-		struct pagemap_chunk *ch = pagemap_chunk(&s->pm, kind, space, ino, pg, create, &oom);
-		if (oom) {
-			fail(s, "out of memory (page table)");
-			return;
-		}
-		if (!ch) {                     /* FREE of a never-touched chunk */
-			pg = chunk_end + 1;
-			continue;
-		}
-		unsigned j = pg & (PAGEMAP_CHUNK - 1), jend = chunk_end & (PAGEMAP_CHUNK - 1);
-		if (op != VMR_OP_FREE)
-			for (unsigned k = j; k <= jend; k++)
-				if (pagemap_id(&s->pm, ch, (pg & ~(uint64_t)(PAGEMAP_CHUNK - 1)) + k) == PAGEMAP_NONE) {
-					fail(s, "out of memory (page ids)");
-					return;
-				}
-		/* Hand the chunk's ids over in spans of consecutive ids: pages
-		 * first touched together got consecutive ids, so a range is
-		 * usually one span, found without per-page calls. */
-		while (j <= jend) {
-			uint32_t first = ch->id[j];
-			unsigned k = j + 1;
-			if (first == PAGEMAP_NONE) {   /* FREE: never touched */
-				j++;
-				continue;
-			}
-			while (k <= jend && ch->id[k] == first + (k - j))
-				k++;
-			run_add_span(&run, first, k - j);
-			j = k;
-		}
-		pg = chunk_end + 1;
-	}
-	run_flush(&run);
+	add_pages(s, t, ts, kind, space, ino, first, last, op, 0);
 }
 
 static void drop_one(void *arg, uint32_t id)
 {
 	run_add(arg, id);
+}
+
+/* ------------------------------------------------------------------ */
+/* What kevents.c may do to the streams (ingest_sink.h)                */
+
+int ingest_sink_range(struct sink *s, uint32_t pid, uint32_t tid, uint64_t ts,
+		      enum vmr_page_kind kind, uint64_t space, uint64_t ino,
+		      uint64_t first, uint64_t last, unsigned op)
+{
+	if (s->failed || last < first)
+		return s->failed ? -1 : 0;
+	if (!s->page_size)
+		set_page_size(s, 4096, "(kernel events)");
+	s->saw_access = 1;
+	struct task *t = task_get(s, pid, tid, ts);
+	if (!t)
+		return -1;
+	add_pages(s, t, ts, kind, space, ino, first, last, op, 0);
+	return s->failed ? -1 : 0;
+}
+
+int64_t ingest_sink_known(struct sink *s, uint32_t pid, uint32_t tid, uint64_t ts,
+			  enum vmr_page_kind kind, uint64_t space, uint64_t ino,
+			  uint64_t first, uint64_t last)
+{
+	if (s->failed || last < first)
+		return s->failed ? -1 : 0;
+	struct task *t = task_find(s, tid);
+	if (!t) {
+		/* A pass over an address space whose tasks have no stream
+		 * yet: it names no resident page, so it adds nothing. */
+		return 0;
+	}
+	(void)pid;
+	uint64_t n = add_pages(s, t, ts, kind, space, ino, first, last, VMR_OP_LOAD, 1);
+	return s->failed ? -1 : (int64_t)n;
+}
+
+int ingest_sink_free_space(struct sink *s, uint32_t pid, uint32_t tid, uint64_t ts, uint64_t space)
+{
+	struct task *t = task_find(s, tid);
+	if (!t || s->failed)
+		return s->failed ? -1 : 0;
+	(void)pid;
+	struct run run = { s, t, ts, VMR_OP_FREE, 0, 0, 0 };
+	for (uint32_t ci = 0; ci < s->pm.nr_chunks && !s->failed; ci++) {
+		const struct pagemap_chunk *ch = &s->pm.chunks[ci];
+		if ((ch->key >> 63) != VMR_PAGE_ANON || ch->space != space)
+			continue;
+		for (unsigned j = 0; j < PAGEMAP_CHUNK; j++) {
+			uint32_t id = ch->id[j];
+			if (id == PAGEMAP_NONE || (s->track_resident && !s->resident[id]))
+				continue;
+			if (s->track_resident)
+				s->resident[id] = 0;
+			run_add(&run, id);
+		}
+	}
+	run_flush(&run);
+	return s->failed ? -1 : 0;
+}
+
+void ingest_sink_task_end(struct sink *s, uint32_t tid, uint64_t ts)
+{
+	struct task *t = task_find(s, tid);
+	if (!t)
+		return;
+	t->t.end_ns = ts > t->t.end_ns ? ts : t->t.end_ns;
+	t->live = 0;
+}
+
+void ingest_sink_name_tasks(struct sink *s, void (*fn)(void *arg, uint32_t tid, uint32_t *ppid,
+						       char comm[16]), void *arg)
+{
+	for (size_t i = 0; i < s->nr_tasks; i++)
+		fn(arg, s->tasks[i].t.tid, &s->tasks[i].t.ppid, s->tasks[i].t.comm);
+}
+
+int ingest_sink_track_residency(struct sink *s)
+{
+	s->track_resident = 1;
+	return 0;
+}
+
+uint64_t ingest_sink_page_size(struct sink *s)
+{
+	if (!s->page_size)
+		set_page_size(s, 4096, "(kernel events)");
+	return s->page_size;
+}
+
+uint64_t ingest_sink_accesses(const struct sink *s) { return s->accesses; }
+const char *ingest_sink_trace(const struct sink *s) { return s->trace; }
+int ingest_sink_failed(const struct sink *s) { return s->failed; }
+
+void ingest_sink_fail(struct sink *s, const char *fmt, ...)
+{
+	if (s->failed)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(s->err, s->errlen, fmt, ap);
+	va_end(ap);
+	s->failed = 1;
+}
+
+void ingest_sink_meta(struct sink *s, const char *key, const char *fmt, ...)
+{
+	char val[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(val, sizeof(val), fmt, ap);
+	va_end(ap);
+	meta_add(s, key, "%s", val);
 }
 
 static void on_event(struct sink *s, const bt_message *msg)
@@ -599,6 +766,11 @@ static void on_event(struct sink *s, const bt_message *msg)
 	c->count++;
 	if (c->kind == EV_SKIP)
 		return;
+	if (c->kind == EV_KERNEL) {
+		if (kevents_event(s->kev, c->kidx, msg, s->trace, s->err, s->errlen) != 0)
+			s->failed = 1;
+		return;
+	}
 	const bt_field *p = bt_event_borrow_payload_field_const(ev);
 	uint64_t ts = 0;
 	if (c->kind != EV_KERNEL_PAGE_ALLOC && c->kind != EV_KERNEL_PAGE_FREE) {
@@ -683,6 +855,7 @@ static void on_event(struct sink *s, const bt_message *msg)
 		}
 		break;
 	}
+	case EV_KERNEL:
 	case EV_SKIP:
 		break;
 	}
@@ -993,6 +1166,15 @@ static int write_vmr(struct sink *s, const char *path, const uint8_t hash[16], c
 	vmr_writer_begin(w, VMR_SEC_VMSTAT);
 	vmr_writer_append(w, s->vmstat, s->nr_vmstat * sizeof(struct vmr_vmstat));
 	vmr_writer_end(w);
+	uint64_t nr_kev, nr_memcg;
+	const struct vmr_kev *kev = kevents_ground(s->kev, &nr_kev);
+	const struct vmr_memcg *memcg = kevents_memcg(s->kev, &nr_memcg);
+	vmr_writer_begin(w, VMR_SEC_KEVENTS);
+	vmr_writer_append(w, kev, nr_kev * sizeof(*kev));
+	vmr_writer_end(w);
+	vmr_writer_begin(w, VMR_SEC_MEMCG);
+	vmr_writer_append(w, memcg, nr_memcg * sizeof(*memcg));
+	vmr_writer_end(w);
 	struct vmr_header counts = { 0 };
 	memcpy(counts.trace_hash, hash, 16);
 	counts.nr_tasks = s->nr_tasks;
@@ -1014,6 +1196,8 @@ static void sink_free(struct sink *s)
 	pagemap_free(&s->pm);
 	free(s->meta);
 	free(s->vmstat);
+	kevents_free(s->kev);
+	free(s->resident);
 }
 
 static int decode(const char *trace, const uint8_t hash[16], const char *out, int show_progress,
@@ -1034,9 +1218,11 @@ static int decode(const char *trace, const uint8_t hash[16], const char *out, in
 	s.errlen = errlen;
 	s.nr_tid_slots = 64;
 	s.tid_slots = calloc(s.nr_tid_slots, sizeof(*s.tid_slots));
-	if (!s.tid_slots || pagemap_init(&s.pm) != 0) {
+	s.kev = kevents_new();
+	if (!s.tid_slots || !s.kev || pagemap_init(&s.pm) != 0) {
 		snprintf(err, errlen, "out of memory");
 		free(s.tid_slots);
+		kevents_free(s.kev);
 		pagemap_free(&s.pm);
 		tracedir_free(&dirs);
 		return -1;
@@ -1082,6 +1268,10 @@ static int decode(const char *trace, const uint8_t hash[16], const char *out, in
 	progress_done(&s.progress, s.events);
 	tracedir_free(&dirs);
 	if (rc == 0 && s.failed)
+		rc = -1;
+	/* The kernel's events: ground truth, and demand when the trace has
+	 * no exact access stream (kevents.c). */
+	if (rc == 0 && kevents_finish(s.kev, &s) != 0)
 		rc = -1;
 
 	if (rc == 0) {

@@ -14,8 +14,8 @@
 #include <stdint.h>
 
 #define VMR_MAGIC        "VMREPLAY"
-#define VMR_VERSION      1
-#define VMR_HEADER_SIZE  256
+#define VMR_VERSION      2
+#define VMR_HEADER_SIZE  512
 #define VMR_BLOCK_SIZE   65536u
 
 /* Record operations (low 4 bits of the record's second word). */
@@ -75,8 +75,10 @@ enum vmr_section_kind {
 	VMR_SEC_RECORDS = 3,  /* struct vmr_rec[], task streams back to back */
 	VMR_SEC_PAGES   = 4,  /* struct vmr_page[], indexed by page id       */
 	VMR_SEC_VMSTAT  = 5,  /* struct vmr_vmstat[] snapshots               */
-	VMR_SEC_SUMS    = 6,  /* u64 XXH3 per block of everything before it  */
-	VMR_NR_SECTIONS = 6
+	VMR_SEC_KEVENTS = 6,  /* struct vmr_kev[]: the kernel's own events   */
+	VMR_SEC_MEMCG   = 7,  /* struct vmr_memcg[]: memory.stat snapshots   */
+	VMR_SEC_SUMS    = 8,  /* u64 XXH3 per block of everything before it  */
+	VMR_NR_SECTIONS = 8
 };
 
 struct vmr_header {
@@ -98,7 +100,7 @@ struct vmr_header {
 		uint64_t offset;
 		uint64_t size;
 	} sec[VMR_NR_SECTIONS];
-	uint8_t  reserved[24];     /* zero                                    */
+	uint8_t  reserved[232];    /* zero                                    */
 };
 _Static_assert(sizeof(struct vmr_header) == VMR_HEADER_SIZE, "header layout");
 
@@ -146,6 +148,81 @@ struct vmr_vmstat {
 
 extern const char *const vmr_vmstat_names[VMR_NR_VMSTAT];
 
+/* ---- Ground truth: what the kernel itself did (version 2) ----------- */
+
+/* The kernel's reclaim and process events, kept as recorded (from LTTng's
+ * kernel domain or the tracefs bridge), in time order.  f[] holds the
+ * fields in the order of FORMAT.md's table; signed fields are stored
+ * sign-extended; VMR_ABSENT marks a field the trace did not have. */
+enum vmr_kev_type {
+	VMR_KEV_DIRECT_BEGIN = 1,   /* order, gfp_flags                          */
+	VMR_KEV_DIRECT_END,         /* nr_reclaimed                              */
+	VMR_KEV_MEMCG_BEGIN,        /* order, gfp_flags                          */
+	VMR_KEV_MEMCG_END,          /* nr_reclaimed                              */
+	VMR_KEV_KSWAPD_WAKE,        /* nid, zid, order                           */
+	VMR_KEV_KSWAPD_SLEEP,       /* nid                                       */
+	VMR_KEV_WAKEUP_KSWAPD,      /* nid, zid, order, gfp_flags                */
+	VMR_KEV_LRU_ISOLATE,        /* classzone_idx, order, nr_requested,
+	                               nr_scanned, nr_skipped, nr_taken, lru,
+	                               isolate_mode                              */
+	VMR_KEV_SHRINK_INACTIVE,    /* nid, nr_scanned, nr_reclaimed, nr_dirty,
+	                               nr_writeback, nr_congested, nr_immediate,
+	                               nr_activate_anon, nr_activate_file,
+	                               nr_ref_keep, nr_unmap_fail, priority,
+	                               reclaim_flags                             */
+	VMR_KEV_SHRINK_ACTIVE,      /* nid, nr_taken, nr_active, nr_deactivated,
+	                               nr_referenced, priority, reclaim_flags    */
+	VMR_KEV_THROTTLED,          /* nid, usec_timeout, usec_delayed, reason   */
+	VMR_KEV_WRITE_FOLIO,        /* pfn, reclaim_flags                        */
+	VMR_KEV_FILE_EVICT,         /* dev, ino, index, order: a page-cache folio
+	                               deleted inside a reclaim (not a truncate) */
+	VMR_KEV_FORK,               /* parent_tid, parent_pid, child_tid,
+	                               child_pid, child comm (f[4..5], 16 bytes) */
+	VMR_KEV_EXEC,               /* comm (f[0..1])                            */
+	VMR_KEV_EXIT,               /* comm (f[0..1])                            */
+	VMR_KEV_COMM,               /* comm (f[0..1]): the task's name           */
+	VMR_KEV_NR_TYPES
+};
+
+#define VMR_KEV_FIELDS 13
+#define VMR_ABSENT     UINT64_MAX
+
+struct vmr_kev {
+	uint64_t ts_ns;            /* the trace's clock, as task times          */
+	uint32_t tid, pid;         /* the task the event fired in (pid = tgid)  */
+	uint16_t type;             /* enum vmr_kev_type                         */
+	uint16_t cpu;
+	uint32_t reserved;
+	uint64_t f[VMR_KEV_FIELDS];
+};
+_Static_assert(sizeof(struct vmr_kev) == 128, "kev layout");
+
+extern const char *const vmr_kev_names[VMR_KEV_NR_TYPES];
+
+/* The memory cgroup's counters, as memory.stat and its neighbours name
+ * them (v1 and v2 names side by side; a key the kernel did not have is
+ * VMR_ABSENT).  usage..memsw_usage are bytes from the cgroup's own files. */
+#define VMR_MEMCG_FIELDS(X) \
+	X(usage) X(max_usage) X(limit) X(failcnt) X(oom_kill) X(swap_usage) X(memsw_usage) \
+	X(cache) X(rss) X(shmem) X(mapped_file) X(dirty) X(writeback) X(swap) X(swapcached) \
+	X(anon) X(file) X(file_mapped) X(file_dirty) X(file_writeback) \
+	X(inactive_anon) X(active_anon) X(inactive_file) X(active_file) X(unevictable) \
+	X(pgfault) X(pgmajfault) X(pgpgin) X(pgpgout) \
+	X(pgscan) X(pgsteal) X(pgscan_kswapd) X(pgscan_direct) X(pgsteal_kswapd) X(pgsteal_direct) \
+	X(pgrefill) X(pgactivate) X(pgdeactivate) \
+	X(workingset_refault_anon) X(workingset_refault_file) \
+	X(workingset_activate_anon) X(workingset_activate_file) \
+	X(workingset_restore_anon) X(workingset_restore_file) X(workingset_nodereclaim)
+
+enum { VMR_NR_MEMCG = 0 VMR_MEMCG_FIELDS(VMR_COUNT_ONE) };
+
+struct vmr_memcg {
+	uint64_t ts_ns;
+	uint64_t v[VMR_NR_MEMCG];
+};
+
+extern const char *const vmr_memcg_names[VMR_NR_MEMCG];
+
 /* An open, verified .vmr.  Every pointer points into the mapping. */
 struct vmr {
 	const char *path;
@@ -159,6 +236,10 @@ struct vmr {
 	const struct vmr_page *pages;
 	const struct vmr_vmstat *vmstat;
 	uint64_t nr_vmstat;
+	const struct vmr_kev *kev;     /* ground truth (empty for UST-only traces) */
+	uint64_t nr_kev;
+	const struct vmr_memcg *memcg;
+	uint64_t nr_memcg;
 };
 
 /* Maps and verifies PATH: header, sizes, every block's checksum, section

@@ -16,6 +16,13 @@
 
 #define VMR_NAME_STR(name) #name,
 const char *const vmr_vmstat_names[VMR_NR_VMSTAT] = { VMR_VMSTAT_FIELDS(VMR_NAME_STR) };
+const char *const vmr_memcg_names[VMR_NR_MEMCG] = { VMR_MEMCG_FIELDS(VMR_NAME_STR) };
+const char *const vmr_kev_names[VMR_KEV_NR_TYPES] = {
+	"", "direct_reclaim_begin", "direct_reclaim_end", "memcg_reclaim_begin",
+	"memcg_reclaim_end", "kswapd_wake", "kswapd_sleep", "wakeup_kswapd", "lru_isolate",
+	"lru_shrink_inactive", "lru_shrink_active", "throttled", "write_folio", "file_evict",
+	"fork", "exec", "exit", "comm",
+};
 
 #define FAIL(...) do { snprintf(err, errlen, __VA_ARGS__); goto fail; } while (0)
 
@@ -78,7 +85,9 @@ static int check_contents(const struct vmr *v, char *err, size_t errlen)
 	if (h->sec[VMR_SEC_TASKS - 1].size != h->nr_tasks * sizeof(struct vmr_task) ||
 	    h->sec[VMR_SEC_RECORDS - 1].size != h->nr_records * sizeof(struct vmr_rec) ||
 	    h->sec[VMR_SEC_PAGES - 1].size != h->nr_pages * sizeof(struct vmr_page) ||
-	    h->sec[VMR_SEC_VMSTAT - 1].size % sizeof(struct vmr_vmstat))
+	    h->sec[VMR_SEC_VMSTAT - 1].size % sizeof(struct vmr_vmstat) ||
+	    h->sec[VMR_SEC_KEVENTS - 1].size % sizeof(struct vmr_kev) ||
+	    h->sec[VMR_SEC_MEMCG - 1].size % sizeof(struct vmr_memcg))
 		FAIL("%s: section sizes disagree with the header's counts", path);
 	if (h->nr_pages > UINT32_MAX)
 		FAIL("%s: too many pages", path);
@@ -116,6 +125,13 @@ static int check_contents(const struct vmr *v, char *err, size_t errlen)
 	}
 	if (next != h->nr_records || accesses != h->nr_accesses)
 		FAIL("%s: record counts disagree with the header", path);
+	for (uint64_t i = 0; i < v->nr_kev; i++) {
+		if (v->kev[i].type == 0 || v->kev[i].type >= VMR_KEV_NR_TYPES)
+			FAIL("%s: kernel event %llu has an unknown type %u", path,
+			     (unsigned long long)i, v->kev[i].type);
+		if (i && v->kev[i].ts_ns < v->kev[i - 1].ts_ns)
+			FAIL("%s: kernel event %llu is out of time order", path, (unsigned long long)i);
+	}
 	return 0;
 fail:
 	return -1;
@@ -162,6 +178,10 @@ int vmr_open(struct vmr *v, const char *path, char *err, size_t errlen)
 	v->pages = (const void *)(base + h->sec[VMR_SEC_PAGES - 1].offset);
 	v->vmstat = (const void *)(base + h->sec[VMR_SEC_VMSTAT - 1].offset);
 	v->nr_vmstat = h->sec[VMR_SEC_VMSTAT - 1].size / sizeof(struct vmr_vmstat);
+	v->kev = (const void *)(base + h->sec[VMR_SEC_KEVENTS - 1].offset);
+	v->nr_kev = h->sec[VMR_SEC_KEVENTS - 1].size / sizeof(struct vmr_kev);
+	v->memcg = (const void *)(base + h->sec[VMR_SEC_MEMCG - 1].offset);
+	v->nr_memcg = h->sec[VMR_SEC_MEMCG - 1].size / sizeof(struct vmr_memcg);
 	if (check_contents(v, err, errlen) != 0)
 		goto fail;
 	return 0;

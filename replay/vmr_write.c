@@ -84,9 +84,21 @@ struct vmr_writer *vmr_writer_create(const char *path, char *err, size_t errlen)
 	return w;
 }
 
+/* Sections a writer never began are written empty, where they belong. */
+static void fill_skipped(struct vmr_writer *w, int upto)
+{
+	for (int i = 0; i < upto; i++)
+		if (w->hdr.sec[i].kind == 0) {
+			w->hdr.sec[i].kind = (uint32_t)(i + 1);
+			w->hdr.sec[i].offset = w->pos;
+			w->hdr.sec[i].size = 0;
+		}
+}
+
 void vmr_writer_begin(struct vmr_writer *w, enum vmr_section_kind kind)
 {
 	pad8(w);
+	fill_skipped(w, (int)kind - 1);
 	w->cur = (int)kind - 1;
 	w->hdr.sec[w->cur].kind = kind;
 	w->hdr.sec[w->cur].offset = w->pos;
@@ -107,6 +119,7 @@ int vmr_writer_finish(struct vmr_writer *w, const struct vmr_header *counts,
 		      char *err, size_t errlen)
 {
 	pad8(w);
+	fill_skipped(w, VMR_SEC_SUMS - 1);
 	if (w->block_fill)
 		push_sum(w);
 	/* The sums cover every byte from the header's end to here. */

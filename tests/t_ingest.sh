@@ -52,7 +52,7 @@ if [ -d "$ext" ]; then
     check "external trace: keeps 504 page allocations and 351 frees" \
         grep -q '^kept *504 page allocations, 351 page frees' "$tmp/out"
     check "external trace: reports skipped events by name and count" \
-        grep -q 'skipped .*sched_switch=[0-9]' "$tmp/out"
+        grep -q 'skipped .*rcu_utilization=[0-9]' "$tmp/out"
     check "external trace: says there is nothing to replay" \
         grep -q 'no memory-access stream to replay and no reclaim events' "$tmp/out"
     run_err "external trace: run refuses, nothing to replay" 1 "no memory accesses" \

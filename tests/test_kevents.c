@@ -1,0 +1,505 @@
+/*
+ * test_kevents.c — ingest of the kernel's own events from small synthetic
+ * CTF traces written here byte by byte:
+ *   - an LTTng kernel-domain trace with lttng-modules event names (no
+ *     provider, tid/pid in the event context, procname naming kswapd):
+ *     faults become the demand stream, reclaim events the ground truth,
+ *     the process tree names and ends the task, its exit frees its pages;
+ *   - a bridged trace (`vmreplay_kernel:*` with kts, `vmreplay_capture:*`)
+ *     with maps, page-cache events and DAMON samples: file faults, reads,
+ *     read-ahead, writes, reclaim evictions and the DAMON expansion rule.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "ingest.h"
+#include "vmr.h"
+
+/* ------------------------------------------------------------------ */
+/* A tiny CTF 1.8 writer: text metadata, one stream, one packet.        */
+
+struct buf {
+	unsigned char *p;
+	size_t n, cap;
+};
+
+static void put(struct buf *b, const void *d, size_t n)
+{
+	if (b->n + n > b->cap) {
+		b->cap = (b->n + n) * 2 + 256;
+		b->p = realloc(b->p, b->cap);
+		assert_non_null(b->p);
+	}
+	memcpy(b->p + b->n, d, n);
+	b->n += n;
+}
+static void u8(struct buf *b, uint8_t v) { put(b, &v, 1); }
+static void u32(struct buf *b, uint32_t v) { put(b, &v, 4); }
+static void u64(struct buf *b, uint64_t v) { put(b, &v, 8); }
+static void i32(struct buf *b, int32_t v) { put(b, &v, 4); }
+static void str(struct buf *b, const char *s) { put(b, s, strlen(s) + 1); }
+
+static const char meta_head[] =
+	"/* CTF 1.8 */\n"
+	"typealias integer { size = 8; align = 8; signed = false; } := uint8_t;\n"
+	"typealias integer { size = 32; align = 8; signed = false; } := uint32_t;\n"
+	"typealias integer { size = 64; align = 8; signed = false; } := uint64_t;\n"
+	"typealias integer { size = 32; align = 8; signed = true; } := int32_t;\n"
+	"typealias integer { size = 64; align = 8; signed = false; base = 16; } := xint64_t;\n"
+	"trace { major = 1; minor = 8; byte_order = le;\n"
+	"  packet.header := struct { uint32_t magic; uint32_t stream_id; }; };\n"
+	"env { domain = \"%s\"; tracer_name = \"%s\"; hostname = \"synthetic\"; };\n"
+	"clock { name = \"monotonic\"; freq = 1000000000; offset = 0; };\n"
+	"typealias integer { size = 64; align = 8; signed = false; map = clock.monotonic.value; } := clk_t;\n"
+	"stream { id = 0;\n"
+	"  event.header := struct { uint32_t id; clk_t timestamp; };\n"
+	"  packet.context := struct { clk_t timestamp_begin; clk_t timestamp_end;\n"
+	"    uint64_t content_size; uint64_t packet_size; uint64_t events_discarded; uint32_t cpu_id; };\n"
+	"%s};\n";
+
+struct ctf {
+	char dir[128];
+	struct buf meta, ev;
+	uint64_t first_ts, last_ts;
+};
+
+static void ctf_begin(struct ctf *c, const char *name, const char *domain, const char *tracer,
+		      const char *event_context)
+{
+	memset(c, 0, sizeof(*c));
+	snprintf(c->dir, sizeof(c->dir), "/tmp/test_kevents.%d.%s", (int)getpid(), name);
+	char cmd[600];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s && mkdir -p %s", c->dir, c->dir);
+	assert_int_equal(system(cmd), 0);
+	char head[4096];
+	snprintf(head, sizeof(head), meta_head, domain, tracer, event_context);
+	put(&c->meta, head, strlen(head));
+}
+
+static void ctf_event_class(struct ctf *c, int id, const char *name, const char *fields)
+{
+	char e[2048];
+	snprintf(e, sizeof(e), "event { name = \"%s\"; id = %d; stream_id = 0;\n  fields := struct { %s };\n};\n",
+		 name, id, fields);
+	put(&c->meta, e, strlen(e));
+}
+
+/* Starts an event: header, then the caller writes context and payload. */
+static void ev(struct ctf *c, uint32_t id, uint64_t ts)
+{
+	if (!c->first_ts)
+		c->first_ts = ts;
+	c->last_ts = ts;
+	u32(&c->ev, id);
+	u64(&c->ev, ts);
+}
+
+static void ctf_end(struct ctf *c)
+{
+	char path[600];
+	snprintf(path, sizeof(path), "%s/metadata", c->dir);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fwrite(c->meta.p, 1, c->meta.n, f);
+	fclose(f);
+	struct buf pk = { 0 };
+	uint64_t size = (8 + 44 + c->ev.n) * 8;
+	u32(&pk, 0xC1FC1FC1);
+	u32(&pk, 0);
+	u64(&pk, c->first_ts);
+	u64(&pk, c->last_ts);
+	u64(&pk, size);
+	u64(&pk, size);
+	u64(&pk, 0);
+	u32(&pk, 0);
+	put(&pk, c->ev.p, c->ev.n);
+	snprintf(path, sizeof(path), "%s/channel0_0", c->dir);
+	f = fopen(path, "wb");
+	assert_non_null(f);
+	fwrite(pk.p, 1, pk.n, f);
+	fclose(f);
+	free(pk.p);
+	free(c->meta.p);
+	free(c->ev.p);
+}
+
+static void ingest_to(const struct ctf *c, const char *out, struct vmr *v)
+{
+	struct ingest_opts o = { .trace = c->dir, .output = out, .use_cache = 0 };
+	struct ingest_report rep;
+	char path[512], err[1024] = "";
+	int rc = ingest(&o, &rep, path, sizeof(path), err, sizeof(err));
+	if (rc != 0)
+		fail_msg("ingest: %s", err);
+	rc = vmr_open(v, out, err, sizeof(err));
+	if (rc != 0)
+		fail_msg("vmr_open: %s", err);
+}
+
+static const char *meta(const struct vmr *v, const char *key)
+{
+	static char buf[1024];
+	return vmr_meta_get(v, key, buf, sizeof(buf)) ? buf : "";
+}
+
+/* ------------------------------------------------------------------ */
+/* An LTTng kernel-domain trace, lttng-modules names                   */
+
+enum {
+	K_FORK, K_FAULT, K_MEMCG_BEGIN, K_ISOLATE, K_SHRINK, K_MEMCG_END, K_WAKE, K_SLEEP, K_EXIT,
+	K_SWITCH,
+};
+
+static void kernel_domain(void **state)
+{
+	(void)state;
+	struct ctf c;
+	ctf_begin(&c, "kernel", "kernel", "lttng-modules",
+		  "  event.context := struct { int32_t _tid; int32_t _pid; string _procname; };\n");
+	ctf_event_class(&c, K_FORK, "sched_process_fork",
+			"string _parent_comm; int32_t _parent_tid; int32_t _parent_pid; "
+			"string _child_comm; int32_t _child_tid; int32_t _child_pid;");
+	ctf_event_class(&c, K_FAULT, "x86_exceptions_page_fault_user",
+			"xint64_t _address; xint64_t _ip; uint8_t _error_code;");
+	ctf_event_class(&c, K_MEMCG_BEGIN, "mm_vmscan_memcg_reclaim_begin",
+			"int32_t _order; xint64_t _gfp_flags;");
+	ctf_event_class(&c, K_ISOLATE, "mm_vmscan_lru_isolate",
+			"int32_t _classzone_idx; int32_t _order; uint64_t _nr_requested; "
+			"uint64_t _nr_scanned; uint64_t _nr_skipped; uint64_t _nr_taken; int32_t _lru;");
+	ctf_event_class(&c, K_SHRINK, "mm_vmscan_lru_shrink_inactive",
+			"int32_t _nid; uint64_t _nr_scanned; uint64_t _nr_reclaimed; uint64_t _nr_dirty; "
+			"uint64_t _nr_writeback; uint64_t _nr_congested; uint64_t _nr_immediate; "
+			"uint64_t _nr_activate_anon; uint64_t _nr_activate_file; uint64_t _nr_ref_keep; "
+			"uint64_t _nr_unmap_fail; int32_t _priority; int32_t _reclaim_flags;");
+	ctf_event_class(&c, K_MEMCG_END, "mm_vmscan_memcg_reclaim_end", "uint64_t _nr_reclaimed;");
+	ctf_event_class(&c, K_WAKE, "mm_vmscan_kswapd_wake", "int32_t _nid; int32_t _zid; int32_t _order;");
+	ctf_event_class(&c, K_SLEEP, "mm_vmscan_kswapd_sleep", "int32_t _nid;");
+	ctf_event_class(&c, K_EXIT, "sched_process_exit", "string _comm; int32_t _tid; int32_t _prio;");
+	ctf_event_class(&c, K_SWITCH, "sched_switch",
+			"string _prev_comm; int32_t _prev_tid; string _next_comm; int32_t _next_tid;");
+#define CTX(tid, pid, name) do { i32(&c.ev, tid); i32(&c.ev, pid); str(&c.ev, name); } while (0)
+	/* sh (100) forks worker (101) */
+	ev(&c, K_FORK, 1000000);
+	CTX(100, 100, "sh");
+	str(&c.ev, "sh"); i32(&c.ev, 100); i32(&c.ev, 100); str(&c.ev, "worker"); i32(&c.ev, 101); i32(&c.ev, 101);
+	/* worker: store to 0x10000, load 0x11000, store 0x10000 again */
+	ev(&c, K_FAULT, 2000000);
+	CTX(101, 101, "worker");
+	u64(&c.ev, 0x10008); u64(&c.ev, 0x400000); u8(&c.ev, 0x6);
+	ev(&c, K_FAULT, 3000000);
+	CTX(101, 101, "worker");
+	u64(&c.ev, 0x11ff0); u64(&c.ev, 0x400010); u8(&c.ev, 0x4);
+	/* one memcg reclaim: 40 scanned, 30 reclaimed at priority 11 */
+	ev(&c, K_MEMCG_BEGIN, 4000000);
+	CTX(101, 101, "worker");
+	i32(&c.ev, 0); u64(&c.ev, 0x100cca);
+	ev(&c, K_ISOLATE, 4100000);
+	CTX(101, 101, "worker");
+	i32(&c.ev, 3); i32(&c.ev, 0); u64(&c.ev, 32); u64(&c.ev, 40); u64(&c.ev, 0); u64(&c.ev, 32); i32(&c.ev, 0);
+	ev(&c, K_SHRINK, 4200000);
+	CTX(101, 101, "worker");
+	i32(&c.ev, 0); u64(&c.ev, 40); u64(&c.ev, 30);
+	for (int i = 0; i < 8; i++)
+		u64(&c.ev, i == 4 ? 2 : 0);    /* nr_activate_anon = 2 */
+	i32(&c.ev, 11); i32(&c.ev, 0x9);
+	ev(&c, K_MEMCG_END, 5000000);
+	CTX(101, 101, "worker");
+	u64(&c.ev, 30);
+	/* kswapd0 (50) wakes and sleeps; not the workload's, kept (kswapd) */
+	ev(&c, K_WAKE, 5500000);
+	CTX(50, 50, "kswapd0");
+	i32(&c.ev, 0); i32(&c.ev, 2); i32(&c.ev, 0);
+	ev(&c, K_SLEEP, 5600000);
+	CTX(50, 50, "kswapd0");
+	i32(&c.ev, 0);
+	ev(&c, K_SWITCH, 5700000);
+	CTX(101, 101, "worker");
+	str(&c.ev, "worker"); i32(&c.ev, 101); str(&c.ev, "sh"); i32(&c.ev, 100);
+	ev(&c, K_FAULT, 6000000);
+	CTX(101, 101, "worker");
+	u64(&c.ev, 0x10000); u64(&c.ev, 0x400020); u8(&c.ev, 0x6);
+	ev(&c, K_EXIT, 7000000);
+	CTX(101, 101, "worker");
+	str(&c.ev, "worker"); i32(&c.ev, 101); i32(&c.ev, 120);
+	ctf_end(&c);
+
+	char out[600];
+	snprintf(out, sizeof(out), "%s.vmr", c.dir);
+	struct vmr v;
+	ingest_to(&c, out, &v);
+	/* demand: one task, three faults on two anon pages, then its exit
+	 * frees both */
+	assert_int_equal(v.hdr->nr_tasks, 1);
+	assert_int_equal(v.tasks[0].tid, 101);
+	assert_int_equal(v.tasks[0].pid, 101);
+	assert_int_equal(v.tasks[0].ppid, 100);
+	assert_string_equal(v.tasks[0].comm, "worker");
+	assert_int_equal(v.hdr->nr_accesses, 3);
+	assert_int_equal(v.hdr->nr_pages, 2);
+	assert_int_equal(v.pages[0].kind, VMR_PAGE_ANON);
+	assert_int_equal(v.pages[0].space, 101);
+	assert_int_equal(v.pages[0].index, 0x10);
+	assert_int_equal(v.pages[1].index, 0x11);
+	unsigned ops[8], n = 0, frees = 0;
+	for (uint64_t i = 0; i < v.tasks[0].nr_recs && n < 8; i++) {
+		struct vmr_rec r = v.recs[v.tasks[0].first_rec + i];
+		if (vmr_rec_op(r) == VMR_OP_DELAY)
+			continue;
+		ops[n++] = vmr_rec_op(r);
+		if (vmr_rec_op(r) == VMR_OP_FREE)
+			frees += vmr_rec_count(r);
+	}
+	assert_true(n >= 4);
+	assert_int_equal(ops[0], VMR_OP_STORE);
+	assert_int_equal(ops[1], VMR_OP_LOAD);
+	assert_int_equal(ops[2], VMR_OP_STORE);
+	assert_int_equal(ops[3], VMR_OP_FREE);
+	assert_int_equal(frees, 2);
+	assert_int_equal(v.tasks[0].end_ns, 7000000);
+	/* ground truth: every reclaim and process event, in time order */
+	static const int want[] = {
+		VMR_KEV_COMM, VMR_KEV_FORK, VMR_KEV_COMM, VMR_KEV_MEMCG_BEGIN, VMR_KEV_LRU_ISOLATE,
+		VMR_KEV_SHRINK_INACTIVE, VMR_KEV_MEMCG_END, VMR_KEV_COMM, VMR_KEV_KSWAPD_WAKE,
+		VMR_KEV_KSWAPD_SLEEP, VMR_KEV_EXIT,
+	};
+	assert_int_equal(v.nr_kev, sizeof(want) / sizeof(want[0]));
+	for (size_t i = 0; i < v.nr_kev; i++)
+		assert_int_equal(v.kev[i].type, want[i]);
+	const struct vmr_kev *sh = &v.kev[5];
+	assert_int_equal(sh->tid, 101);
+	assert_int_equal(sh->f[1], 40);        /* nr_scanned */
+	assert_int_equal(sh->f[2], 30);        /* nr_reclaimed */
+	assert_int_equal(sh->f[7], 2);         /* nr_activate_anon */
+	assert_int_equal((int64_t)sh->f[11], 11);
+	assert_int_equal(sh->f[12], 0x9);
+	assert_int_equal(v.kev[6].f[0], 30);
+	assert_int_equal(v.kev[8].tid, 50);
+	assert_int_equal(v.kev[4].f[7], VMR_ABSENT);   /* no isolate_mode on this kernel */
+	assert_string_equal(meta(&v, "demand_source"), "kernel (faults, page-cache events, DAMON)");
+	vmr_close(&v);
+	unlink(out);
+	char cmd[600];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", c.dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+/* A required field missing: one line naming file, event and field. */
+static void kernel_missing_field(void **state)
+{
+	(void)state;
+	struct ctf c;
+	ctf_begin(&c, "missing", "kernel", "lttng-modules",
+		  "  event.context := struct { int32_t _tid; int32_t _pid; };\n");
+	ctf_event_class(&c, 0, "mm_vmscan_lru_shrink_inactive", "int32_t _nid; uint64_t _nr_scanned;");
+	ev(&c, 0, 1000);
+	i32(&c.ev, 1); i32(&c.ev, 1); i32(&c.ev, 0); u64(&c.ev, 3);
+	ctf_end(&c);
+	struct ingest_opts o = { .trace = c.dir, .output = "/dev/null", .use_cache = 0 };
+	struct ingest_report rep;
+	char path[512], err[1024] = "";
+	assert_int_equal(ingest(&o, &rep, path, sizeof(path), err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "event mm_vmscan_lru_shrink_inactive: field nr_reclaimed: missing"));
+	assert_non_null(strstr(err, c.dir));
+	char cmd[600];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", c.dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+/* ------------------------------------------------------------------ */
+/* A bridged trace: vmreplay_kernel + vmreplay_capture                  */
+
+enum {
+	B_SESSION, B_MAPS, B_TARGET, B_FAULT, B_GET_PAGES, B_ADD, B_DELETE, B_BEGIN, B_END, B_DAMON,
+};
+
+#define KCOMMON "uint64_t _kts; uint32_t _kcpu; int32_t _ktid; int32_t _kpid; "
+
+static void kcommon(struct ctf *c, uint64_t kts, int tid)
+{
+	u64(&c->ev, kts); u32(&c->ev, 0); i32(&c->ev, tid); i32(&c->ev, tid);
+}
+
+static void bridged(void **state)
+{
+	(void)state;
+	struct ctf c;
+	ctf_begin(&c, "bridge", "ust", "lttng-ust", "");
+	ctf_event_class(&c, B_SESSION, "vmreplay_capture:capture_session",
+			"uint32_t _root_pid; string _cgroup; uint32_t _cgroup_version; uint64_t _memory_limit; "
+			"int32_t _swappiness; string _swap_kind; string _swap_device; uint64_t _swap_size; "
+			"string _kernel_source; string _lru_kind; string _thp; uint32_t _period_ms; "
+			"uint8_t _damon; uint64_t _damon_sample_us; uint64_t _damon_aggr_us; "
+			"uint64_t _damon_update_us; string _damon_note; string _filter;");
+	ctf_event_class(&c, B_MAPS, "vmreplay_capture:proc_maps", "uint64_t _kts; int32_t _pid; string _maps;");
+	ctf_event_class(&c, B_TARGET, "vmreplay_capture:damon_target",
+			"uint64_t _kts; uint32_t _target_id; int32_t _pid;");
+	ctf_event_class(&c, B_FAULT, "vmreplay_kernel:x86_exceptions_page_fault_user",
+			KCOMMON "xint64_t _address; xint64_t _ip; uint8_t _error_code;");
+	ctf_event_class(&c, B_GET_PAGES, "vmreplay_kernel:mm_filemap_get_pages",
+			KCOMMON "uint64_t _i_ino; uint32_t _s_dev; uint64_t _index; uint64_t _last_index;");
+	ctf_event_class(&c, B_ADD, "vmreplay_kernel:mm_filemap_add_to_page_cache",
+			KCOMMON "xint64_t _pfn; uint64_t _i_ino; uint64_t _index; uint32_t _s_dev; uint8_t _order;");
+	ctf_event_class(&c, B_DELETE, "vmreplay_kernel:mm_filemap_delete_from_page_cache",
+			KCOMMON "xint64_t _pfn; uint64_t _i_ino; uint64_t _index; uint32_t _s_dev; uint8_t _order;");
+	ctf_event_class(&c, B_BEGIN, "vmreplay_kernel:mm_vmscan_memcg_reclaim_begin",
+			KCOMMON "int32_t _order; xint64_t _gfp_flags;");
+	ctf_event_class(&c, B_END, "vmreplay_kernel:mm_vmscan_memcg_reclaim_end",
+			KCOMMON "uint64_t _nr_reclaimed;");
+	ctf_event_class(&c, B_DAMON, "vmreplay_kernel:damon_aggregated",
+			KCOMMON "uint64_t _target_id; uint32_t _nr_regions; xint64_t _start; xint64_t _end; "
+			"uint32_t _nr_accesses; uint32_t _age;");
+	/* The CTF time is the re-emit time; kts is the kernel's.  Emit in an
+	 * order that is not kts order: ingest must sort by kts. */
+	const uint64_t base = 500000000;  /* re-emit times */
+	ev(&c, B_SESSION, base);
+	u32(&c.ev, 200); str(&c.ev, "/sys/fs/cgroup/memory/x"); u32(&c.ev, 1); u64(&c.ev, 64 << 20);
+	i32(&c.ev, 100); str(&c.ev, "file"); str(&c.ev, "/var/tmp/s"); u64(&c.ev, 256 << 20);
+	str(&c.ev, "tracefs-bridge"); str(&c.ev, "classic"); str(&c.ev, "madvise"); u32(&c.ev, 100);
+	u8(&c.ev, 1); u64(&c.ev, 5000); u64(&c.ev, 100000); u64(&c.ev, 1000000); str(&c.ev, "vaddr");
+	str(&c.ev, "test");
+	/* pid 200: anon heap at 0x1000000 (16 pages), file /lib/x mapped
+	 * at 0x2000000 from file offset 0x3000, private; dev 8:1, ino 77 */
+	ev(&c, B_MAPS, base + 1);
+	u64(&c.ev, 1000); i32(&c.ev, 200);
+	str(&c.ev, "01000000-01010000 rw-p 00000000 00:00 0 [heap]\n"
+		   "02000000-02004000 r-xp 00003000 08:01 77 /lib/x\n");
+	ev(&c, B_TARGET, base + 2);
+	u64(&c.ev, 1000); u32(&c.ev, 0); i32(&c.ev, 200);
+	const uint32_t sdev = (8u << 20) | 1;       /* the kernel's dev_t for 8:1 */
+	/* kts 2000: a read fault in the file mapping -> page 3+1 = 4 of ino 77 */
+	ev(&c, B_FAULT, base + 10);
+	kcommon(&c, 2000, 200);
+	u64(&c.ev, 0x2001010); u64(&c.ev, 0x2001010); u8(&c.ev, 0x14);
+	/* kts 1500 (recorded later, happened earlier): two anon store faults */
+	ev(&c, B_FAULT, base + 11);
+	kcommon(&c, 1500, 200);
+	u64(&c.ev, 0x1000000); u64(&c.ev, 0x400000); u8(&c.ev, 0x6);
+	ev(&c, B_FAULT, base + 12);
+	kcommon(&c, 1600, 200);
+	u64(&c.ev, 0x1001000); u64(&c.ev, 0x400000); u8(&c.ev, 0x6);
+	/* kts 3000-3200: read() of ino 90 pages 0-1: read-ahead adds 0-3,
+	 * then get_pages 0-1 -> READ 0,1 (2, 3 only read ahead) */
+	for (int i = 0; i < 4; i++) {
+		ev(&c, B_ADD, base + 20 + i);
+		kcommon(&c, 3000 + i, 200);
+		u64(&c.ev, 0x1234); u64(&c.ev, 90); u64(&c.ev, i); u32(&c.ev, sdev); u8(&c.ev, 0);
+	}
+	ev(&c, B_GET_PAGES, base + 30);
+	kcommon(&c, 3100, 200);
+	u64(&c.ev, 90); u32(&c.ev, sdev); u64(&c.ev, 0); u64(&c.ev, 1);
+	/* kts 4000: a buffered write adds page 0 of ino 91 (no read, no fault) */
+	ev(&c, B_ADD, base + 31);
+	kcommon(&c, 4000, 200);
+	u64(&c.ev, 0x1235); u64(&c.ev, 91); u64(&c.ev, 0); u32(&c.ev, sdev); u8(&c.ev, 0);
+	/* kts 5000-5200: a memcg reclaim evicts page 1 of ino 90 (ground truth) */
+	ev(&c, B_BEGIN, base + 40);
+	kcommon(&c, 5000, 200);
+	i32(&c.ev, 0); u64(&c.ev, 0xcc0);
+	ev(&c, B_DELETE, base + 41);
+	kcommon(&c, 5100, 200);
+	u64(&c.ev, 0x1234); u64(&c.ev, 90); u64(&c.ev, 1); u32(&c.ev, sdev); u8(&c.ev, 0);
+	ev(&c, B_END, base + 42);
+	kcommon(&c, 5200, 200);
+	u64(&c.ev, 1);
+	/* kts 6000: unlink of ino 90: page 0 leaves outside reclaim -> FREE */
+	ev(&c, B_DELETE, base + 43);
+	kcommon(&c, 6000, 200);
+	u64(&c.ev, 0x1234); u64(&c.ev, 90); u64(&c.ev, 0); u32(&c.ev, sdev); u8(&c.ev, 0);
+	/* kts 100000000 (100 ms): DAMON saw the heap region 0x1000000-0x1008000
+	 * (8 pages, 2 of them faulted) accessed at 11 of 20 checks -> 3
+	 * passes at 100 - 100 + (2j+1) * 100 / 6 ms; each pass loads the 2
+	 * known pages; the 6 never-faulted pages are not memory */
+	ev(&c, B_DAMON, base + 50);
+	kcommon(&c, 100000000, 7);
+	u64(&c.ev, 0); u32(&c.ev, 1); u64(&c.ev, 0x1000000); u64(&c.ev, 0x1008000); u32(&c.ev, 11); u32(&c.ev, 3);
+	ctf_end(&c);
+
+	char out[600];
+	snprintf(out, sizeof(out), "%s.vmr", c.dir);
+	struct vmr v;
+	ingest_to(&c, out, &v);
+	assert_int_equal(v.hdr->nr_tasks, 1);
+	const struct vmr_task *t = &v.tasks[0];
+	assert_int_equal(t->tid, 200);
+	/* the stream, decoded: (op, page kind, index) in kts order */
+	struct { unsigned op; int file; uint64_t ino, index; uint64_t ts; } want[] = {
+		{ VMR_OP_STORE, 0, 0, 0x1000, 1500 },
+		{ VMR_OP_STORE, 0, 0, 0x1001, 1600 },
+		{ VMR_OP_LOAD, 1, 77, 4, 2000 },
+		{ VMR_OP_READ, 1, 90, 0, 3100 },
+		{ VMR_OP_READ, 1, 90, 1, 3100 },
+		{ VMR_OP_WRITE, 1, 91, 0, 4000 },
+		{ VMR_OP_FREE, 1, 90, 0, 6000 },
+		{ VMR_OP_LOAD, 0, 0, 0x1000, 100000000 / 6 },
+		{ VMR_OP_LOAD, 0, 0, 0x1001, 100000000 / 6 },
+		{ VMR_OP_LOAD, 0, 0, 0x1000, 100000000 / 2 },
+		{ VMR_OP_LOAD, 0, 0, 0x1001, 100000000 / 2 },
+		{ VMR_OP_LOAD, 0, 0, 0x1000, 500000000 / 6 },
+		{ VMR_OP_LOAD, 0, 0, 0x1001, 500000000 / 6 },
+	};
+	size_t n = 0;
+	uint64_t ts = t->begin_ns;
+	for (uint64_t i = 0; i < t->nr_recs; i++) {
+		struct vmr_rec r = v.recs[t->first_rec + i];
+		ts += vmr_rec_delta(r);
+		if (vmr_rec_op(r) == VMR_OP_DELAY)
+			continue;
+		for (uint32_t p = 0; p < vmr_rec_count(r); p++) {
+			assert_true(n < sizeof(want) / sizeof(want[0]));
+			const struct vmr_page *pg = &v.pages[r.page + p];
+			if (vmr_rec_op(r) != want[n].op || (pg->kind == VMR_PAGE_FILE) != want[n].file ||
+			    pg->ino != want[n].ino || pg->index != want[n].index)
+				fail_msg("record %zu: op %u kind %u ino %llu index %#llx; want op %u file %d "
+					 "ino %llu index %#llx", n, vmr_rec_op(r), pg->kind,
+					 (unsigned long long)pg->ino, (unsigned long long)pg->index, want[n].op,
+					 want[n].file, (unsigned long long)want[n].ino,
+					 (unsigned long long)want[n].index);
+			/* times: the kernel's kts on the trace's clock (offset 0 here) */
+			if (ts != want[n].ts)
+				fail_msg("record %zu at %llu, want %llu", n, (unsigned long long)ts,
+					 (unsigned long long)want[n].ts);
+			if (want[n].file)
+				assert_int_equal(pg->space, makedev(8, 1));
+			n++;
+		}
+	}
+	assert_int_equal(n, sizeof(want) / sizeof(want[0]));
+	/* the eviction is ground truth, not demand */
+	int evicts = 0;
+	for (size_t i = 0; i < v.nr_kev; i++)
+		if (v.kev[i].type == VMR_KEV_FILE_EVICT) {
+			evicts++;
+			assert_int_equal(v.kev[i].f[1], 90);
+			assert_int_equal(v.kev[i].f[2], 1);
+			assert_int_equal(v.kev[i].ts_ns, 5100);
+		}
+	assert_int_equal(evicts, 1);
+	assert_string_equal(meta(&v, "capture_root_pid"), "200");
+	assert_string_equal(meta(&v, "swap_kind"), "file");
+	assert_non_null(strstr(meta(&v, "demand_damon"), "1 regions, 3 passes, 6 page references"));
+	if (!strstr(meta(&v, "demand_page_cache"), "2 pages read, 1 pages written, 1 freed, 2 read-ahead (not referenced), 1 evicted by reclaim")) fail_msg("%s", meta(&v, "demand_page_cache"));
+	vmr_close(&v);
+	unlink(out);
+	char cmd[600];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", c.dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(kernel_domain),
+		cmocka_unit_test(kernel_missing_field),
+		cmocka_unit_test(bridged),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
