@@ -564,6 +564,11 @@ static int app_run(struct app_state *a, int cmd_fd, int reply_fd)
 
     next = next_trickle(a, now_ns());
     while (!wl_stop) {
+        /*
+         * The summary's totals, up to here: an app killed by a signal
+         * (the OOM killer) cannot flush at its end.
+         */
+        wl_counts_flush();
         struct pollfd pfd = { .fd = cmd_fd, .events = POLLIN };
         int64_t wait = next - now_ns();
         int n;
