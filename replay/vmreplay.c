@@ -11,6 +11,8 @@
 int cmd_sweep(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 int cmd_capture(int argc, char **argv);   /* capture/cmd_capture.c */
+int cmd_analyze(int argc, char **argv);   /* analysis/cmd_analyze.c */
+int cmd_compare(int argc, char **argv);   /* analysis/cmd_compare.c */
 int cmd_plot(int argc, char **argv);
 
 struct subcommand {
@@ -26,7 +28,8 @@ static const struct subcommand subcommands[] = {
 	{ "sweep",   cmd_sweep,  "run traces x policies x swappiness x seeds" },
 	{ "stats",   cmd_stats,  "Welch statistics and tables over a sweep's results" },
 	{ "plot",    cmd_plot,   "draw a sweep's figures with gnuplot" },
-	{ "analyze", NULL,       "reclaim analysis of a captured trace" },
+	{ "analyze", cmd_analyze, "reclaim analysis of a captured trace or of a replay's records" },
+	{ "compare", cmd_compare, "a captured session: what the kernel did against a replay" },
 };
 
 static void usage(FILE *f)

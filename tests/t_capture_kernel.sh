@@ -1,0 +1,172 @@
+#!/bin/bash
+# vmreplay capture, end to end on this machine (root, tracefs, a memory
+# cgroup, swap, LTTng-UST):
+#  - a small workload under a 32 MiB limit: one LTTng trace with the
+#    kernel's memcg reclaims, faults, page-cache and process events, the
+#    session's setup, vmstat / memory.stat / maps snapshots; 0 discarded;
+#    ingest keeps the ground truth, analyze reads it;
+#  - every setting is back as it was after: a normal end, the workload
+#    killed with SIGKILL, Ctrl-C (SIGINT to the capture's process group),
+#    and the capture itself killed with SIGKILL (then undone by
+#    `vmreplay capture --cleanup`);
+#  - without root it refuses with a clear message; usage errors exit 2.
+# Skips, saying why, where root, tracefs, a memory cgroup, swap or LTTng
+# are missing.
+set -u
+. tests/tap.sh
+build=${1:-build}
+vmr=$PWD/$build/vmreplay
+wl=$PWD/$build/workloads
+
+why=""
+[ "$(id -u)" = 0 ] || why="needs root (memory cgroup, swap, tracefs)"
+if [ -z "$why" ] && [ ! -d /sys/kernel/tracing/events ] && ! grep -q tracefs /proc/filesystems; then
+    why="no tracefs in this kernel"
+fi
+if [ -z "$why" ] && [ ! -e /sys/fs/cgroup/memory/memory.limit_in_bytes ] &&
+   ! grep -qw memory /sys/fs/cgroup/cgroup.controllers /sys/fs/cgroup/unified/cgroup.controllers 2>/dev/null; then
+    why="no memory cgroup controller (v1 or v2)"
+fi
+if [ -z "$why" ] && [ ! -e /proc/swaps ]; then why="no swap support in this kernel"; fi
+for c in lttng lttng-sessiond babeltrace2; do
+    [ -z "$why" ] && ! command -v $c >/dev/null 2>&1 && why="$c not installed"
+done
+if [ -z "$why" ] && [ ! -x "$build/vmreplay-capture-agent" ]; then why="$build/vmreplay-capture-agent not built"; fi
+if [ -n "$why" ]; then
+    skip "vmreplay capture of a kernel session" "$why"
+    exit 0
+fi
+
+tmp=$(mktemp -d /tmp/t_capture_kernel.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+export VMREPLAY_CACHE=$tmp/cache
+
+# Everything the capture may change, as one text to compare.
+state() {
+    echo "swappiness $(cat /proc/sys/vm/swappiness)"
+    echo "swaps $(tail -n +2 /proc/swaps | awk '{print $1}' | sort | tr '\n' ' ')"
+    echo "cgroups $(ls -d /sys/fs/cgroup/memory/vmreplay-capture-* /sys/fs/cgroup/vmreplay-capture-* \
+        /sys/fs/cgroup/unified/vmreplay-capture-* 2>/dev/null | tr '\n' ' ')"
+    echo "instances $(ls /sys/kernel/tracing/instances 2>/dev/null | grep '^vmreplay-' | tr '\n' ' ')"
+    echo "sessions $(lttng list 2>/dev/null | grep -o 'vmreplay-capture-[^ ]*' | tr '\n' ' ')"
+    echo "journals $(ls /run/vmreplay 2>/dev/null | tr '\n' ' ')"
+    echo "swapfiles $(ls /var/tmp 2>/dev/null | grep '^vmreplay-swap' | tr '\n' ' ')"
+    echo "zram $(ls /sys/block 2>/dev/null | grep -c zram)"
+    local d=/sys/kernel/mm/damon/admin/kdamonds
+    [ -d $d ] && echo "damon $(cat $d/nr_kdamonds) $(cat $d/*/state 2>/dev/null | tr '\n' ' ')"
+}
+before=$(state)
+restored() {  # LABEL
+    local now; now=$(state)
+    if [ "$now" = "$before" ]; then ok "$1: every setting is back"
+    else nok "$1: every setting is back"; diff <(echo "$before") <(echo "$now") | sed 's/^/# /'; fi
+}
+# the workload: 2 threads storing to 48 MiB under a 32 MiB limit (memcg
+# reclaim and swap-out), then reading back a 24 MiB file
+cat >"$tmp/job.sh" <<EOF
+#!/bin/sh
+$wl/anon-storm -t 2 -m 48 -n 3000 || exit 1
+head -c 24M /dev/zero > $tmp/data && cat $tmp/data > /dev/null && rm $tmp/data
+EOF
+chmod +x "$tmp/job.sh"
+
+# --- a whole session ------------------------------------------------------
+"$vmr" capture -o "$tmp/s1" --limit 32M --swappiness 100 -- "$tmp/job.sh" >"$tmp/s1.log" 2>&1
+rc=$?
+check "capture: exit status is the workload's (0)" test $rc -eq 0
+restored "after a normal end"
+check "capture: reports 0 discarded events (LTTng and ftrace)" \
+    grep -q 'discarded events: 0 (LTTng), 0 (ftrace)' "$tmp/s1.log"
+trace=$tmp/s1/ust/uid/0/64-bit
+if babeltrace2 "$trace" >"$tmp/s1.txt" 2>"$tmp/bt.err"; then ok "babeltrace2 decodes the trace"
+else nok "babeltrace2 decodes the trace"; sed 's/^/# /' "$tmp/bt.err"; fi
+n() { grep -c "$1" "$tmp/s1.txt"; }
+check "the session's setup: limit, swappiness, swap, cgroup, LRU kind" \
+    grep -q 'capture_session: .*memory_limit = 33554432, swappiness = 100, swap_kind = "[a-z]*".*lru_kind = "classic"' "$tmp/s1.txt"
+check "memcg reclaim begin/end pairs were recorded" test "$(n 'mm_vmscan_memcg_reclaim_begin:')" -ge 1
+check "lru_isolate and lru_shrink_inactive were recorded" \
+    test "$(n 'mm_vmscan_lru_isolate:')" -ge 1 -a "$(n 'mm_vmscan_lru_shrink_inactive:')" -ge 1
+check "user page faults of the workload were recorded" test "$(n 'x86_exceptions_page_fault_user:')" -ge 1000
+check "page-cache add and get_pages were recorded" \
+    test "$(n 'mm_filemap_add_to_page_cache:')" -ge 1 -a "$(n 'mm_filemap_get_pages:')" -ge 1
+check "the process tree: fork, exec, exit" \
+    test "$(n 'sched_process_fork:')" -ge 2 -a "$(n 'sched_process_exec:')" -ge 2 -a "$(n 'sched_process_exit:')" -ge 2
+check "vmstat and memory.stat snapshots at start, end and in between" \
+    test "$(n 'vmreplay:vmstat:')" -ge 2 -a "$(n 'memcg_stat:')" -ge 2
+check "memory maps of the workload's processes" test "$(n 'proc_maps:')" -ge 2
+check "kernel timestamps (kts) ride along every bridged event" \
+    test "$(grep 'vmreplay_kernel:' "$tmp/s1.txt" | grep -vc 'kts = ')" -eq 0
+check "only the workload's tasks (and kswapd) in the task instance" \
+    test -z "$(grep 'vmreplay_kernel:x86_exceptions_page_fault_user' "$tmp/s1.txt" | grep -o 'kpid = [0-9]*' | sort -u |
+        while read -r _ _ p; do grep -q "child_pid = $p\b\|root_pid = $p," "$tmp/s1.txt" || echo "$p"; done)"
+"$vmr" ingest -q -f json "$tmp/s1" >"$tmp/s1.json" 2>"$tmp/err"; rc=$?
+check "ingest: exit 0" test $rc -eq 0
+"$vmr" ingest -q -o "$tmp/s1.vmr" "$tmp/s1" >/dev/null 2>&1
+check "ingest: the capture's facts are in the metadata" \
+    sh -c "strings '$tmp/s1.vmr' | grep -q '^kernel_source	tracefs-bridge' && strings '$tmp/s1.vmr' | grep -q '^ground_truth_events	[1-9]'"
+"$vmr" analyze -q -f tsv "$tmp/s1" >"$tmp/s1.an"; rc=$?
+mc=$(awk -F'\t' '$1=="summary" && $3=="memcg_reclaims" {print $4}' "$tmp/s1.an")
+check "analyze: as many memcg reclaims as begin events ($mc)" test "$mc" = "$(n 'mm_vmscan_memcg_reclaim_begin:')" -a $rc -eq 0
+
+# --- the workload killed with SIGKILL ---------------------------------------
+# wait_cgroup: the pid of a task of the capture's cgroup (the workload)
+wait_workload() {
+    local i p
+    for i in $(seq 100); do
+        p=$(cat /sys/fs/cgroup/memory/vmreplay-capture-"$1"/cgroup.procs /sys/fs/cgroup/vmreplay-capture-"$1"/cgroup.procs \
+            /sys/fs/cgroup/unified/vmreplay-capture-"$1"/cgroup.procs 2>/dev/null | head -1)
+        [ -n "$p" ] && [ "$(cat /proc/"$p"/comm 2>/dev/null)" = anon-storm ] && { echo "$p"; return; }
+        sleep 0.1
+    done
+}
+"$vmr" capture -q -o "$tmp/s2" --limit 32M --swappiness 60 -- "$wl/anon-storm" -t 2 -m 48 -n 0 -d 30 \
+    >"$tmp/s2.log" 2>&1 &
+cap=$!
+w=$(wait_workload $cap)
+check "SIGKILL: the workload runs in the capture's cgroup" test -n "$w"
+sleep 0.5
+[ -n "$w" ] && kill -KILL "$w"
+wait $cap; rc=$?
+check "SIGKILL: the capture ends with the workload's status (137, got $rc)" test $rc -eq 137
+check "SIGKILL: the trace up to the kill is there" test -s "$tmp/s2/ust/uid/0/64-bit/metadata"
+restored "after the workload was killed with SIGKILL"
+
+# --- Ctrl-C: SIGINT to the capture's process group ------------------------
+setsid "$vmr" capture -q -o "$tmp/s3" --limit 32M -- "$wl/anon-storm" -t 2 -m 48 -n 0 -d 30 \
+    >"$tmp/s3.log" 2>&1 &
+cap=$!
+w=$(wait_workload $cap)
+sleep 0.5
+kill -INT -- -"$cap"
+wait $cap; rc=$?
+check "Ctrl-C: the capture stops the workload and ends (status $rc)" test $rc -ne 0 -a $rc -lt 255
+check "Ctrl-C: the trace is written whole" babeltrace2 "$tmp/s3/ust/uid/0/64-bit" -o dummy
+restored "after Ctrl-C"
+
+# --- the capture itself killed: the journal undoes it ----------------------
+"$vmr" capture -q -o "$tmp/s4" --limit 32M -- "$wl/anon-storm" -t 2 -m 48 -n 0 -d 30 >"$tmp/s4.log" 2>&1 &
+cap=$!
+w=$(wait_workload $cap)
+kill -KILL $cap
+wait $cap 2>/dev/null
+check "a killed capture leaves its journal" test -e /run/vmreplay/capture-$cap
+"$vmr" capture --cleanup >"$tmp/s4.clean" 2>&1
+check "capture --cleanup undoes it" grep -q "undoing what capture $cap left behind" "$tmp/s4.clean"
+restored "after the capture itself was killed, and --cleanup"
+
+# --- refusals ---------------------------------------------------------------
+if command -v setpriv >/dev/null 2>&1; then
+    setpriv --reuid=65534 --regid=65534 --clear-groups "$vmr" capture -o "$tmp/s5" --limit 32M -- true \
+        >"$tmp/out" 2>"$tmp/err"; rc=$?
+    check "without root: exit 1 and one clear line" \
+        test $rc -eq 1 -a "$(wc -l <"$tmp/err")" -eq 1 -a -n "$(grep 'must be run as root' "$tmp/err")"
+else
+    skip "without root: refused" "setpriv not installed"
+fi
+"$vmr" capture --limit 32M -- true >/dev/null 2>"$tmp/err"; rc=$?
+check "without -o: usage error, exit 2" test $rc -eq 2
+"$vmr" capture -o "$tmp/s6" --limit 3Q -- true >/dev/null 2>"$tmp/err"; rc=$?
+check "a bad --limit: usage error naming it" test $rc -eq 2 -a -n "$(grep -- "--limit: '3Q'" "$tmp/err")"
+"$vmr" capture -o "$tmp/s1" --limit 32M -- true >/dev/null 2>"$tmp/err"; rc=$?
+check "an output directory that is not empty: refused" test $rc -eq 2
+restored "after the refusals"
