@@ -470,6 +470,38 @@ static int write_cdf(const struct sweeps *sw,
 	return atomic_commit_nosync(&af, err, errlen) == 0 ? blocks : -1;
 }
 
+/*
+ * A timeline has a sample per isolation change: hundreds of thousands in
+ * a busy run, more than a figure can show or a reader wants to download.
+ * Past TIMELINE_POINTS samples they are binned by time, each bin keeping
+ * its maxima: a spike of isolation survives, which an average or a
+ * subsample could hide.  (throttled_total only grows: its max is its
+ * last value.)
+ */
+#define TIMELINE_POINTS 4000
+
+static void write_binned(FILE *f, const struct column_file *v)
+{
+	size_t n = v[0].n;
+	if (n <= TIMELINE_POINTS) {
+		for (size_t i = 0; i < n; i++)
+			fprintf(f, "%.9g\t%.10g\t%.10g\t%.10g\n", v[0].x[i], v[1].x[i], v[2].x[i], v[3].x[i]);
+		return;
+	}
+	double t0 = v[0].x[0], span = v[0].x[n - 1] - t0;
+	size_t bins = TIMELINE_POINTS / 2, i = 0;
+	for (size_t b = 0; b < bins && i < n; b++) {
+		double end = t0 + span * (b + 1) / bins;
+		double m[4] = { v[0].x[i], v[1].x[i], v[2].x[i], v[3].x[i] };
+		size_t k = 0;
+		for (; i < n && (v[0].x[i] <= end || b + 1 == bins); i++, k++)
+			for (int c = 1; c < 4; c++)
+				m[c] = v[c].x[i] > m[c] ? v[c].x[i] : m[c];
+		if (k)
+			fprintf(f, "%.9g\t%.10g\t%.10g\t%.10g\n", m[0], m[1], m[2], m[3]);
+	}
+}
+
 /* Timeline data: the first run (lowest seed) of each policy at SWAPPINESS
  * that recorded one. */
 static int write_timeline(const struct sweeps *sw,
@@ -482,7 +514,8 @@ static int write_timeline(const struct sweeps *sw,
 	struct atomic_file af;
 	if (atomic_open(&af, path, err, errlen) != 0)
 		return -1;
-	fputs("# isolation and throttling over virtual time; one block per policy\n"
+	fputs("# isolation and throttling over virtual time; one block per policy;\n"
+	      "# past 4000 samples, each line is the maximum over a bin starting at time_ms\n"
 	      "# time_ms\tnr_isolated_anon\tnr_isolated_file\tthrottled_total\n", af.fp);
 	names[0] = cols[0] = 0;
 	int blocks = 0;
@@ -511,9 +544,7 @@ static int write_timeline(const struct sweeps *sw,
 		if (!bad && v[0].n) {
 			if (blocks++)
 				fputs("\n\n", af.fp);
-			for (size_t i = 0; i < v[0].n; i++)
-				fprintf(af.fp, "%.9g\t%.10g\t%.10g\t%.10g\n", v[0].x[i], v[1].x[i],
-					v[2].x[i], v[3].x[i]);
+			write_binned(af.fp, v);
 			snprintf(names + strlen(names), nlen - strlen(names), "%s%s", blocks > 1 ? " " : "",
 				 pols->name[p]);
 			snprintf(cols + strlen(cols), clen - strlen(cols), "%s%zu", blocks > 1 ? " " : "",

@@ -59,8 +59,7 @@ static int expand_policy(const struct sweep_spec *s, const struct policy_desc *p
 	size_t nw = base.kernel && s->nr_swap ? s->nr_swap : 1;
 	size_t ns = base.kernel ? s->nr_swappiness : 1;
 	size_t nd = pd->stochastic ? s->nr_seeds : 1;
-	base.events = base.kernel && s->events;
-	base.timeline = base.kernel && s->timeline;
+
 	for (size_t in = 0; in < nn; in++)
 		for (size_t iw = 0; iw < nw; iw++)
 			for (size_t is = 0; is < ns; is++)
@@ -71,6 +70,12 @@ static int expand_policy(const struct sweep_spec *s, const struct policy_desc *p
 						snprintf(r.swap, sizeof(r.swap), "%s", s->swap[iw]);
 					r.swappiness = base.kernel ? s->swappiness[is] : -1;
 					r.seed = pd->stochastic ? (int64_t)s->seeds[id] : -1;
+					/* Per-event outputs are large: a sweep may keep
+					 * them for one seed of each condition only. */
+					r.events = base.kernel && (s->events == SWEEP_RECORD_ALL ||
+								   (s->events && id == 0));
+					r.timeline = base.kernel && (s->timeline == SWEEP_RECORD_ALL ||
+								     (s->timeline && id == 0));
 					run_id(plan, &r);
 					if (add_run(plan, &r, err, errlen) != 0)
 						return -1;

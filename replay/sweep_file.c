@@ -306,11 +306,13 @@ static int parse_flag(struct parser *p, int *flag, int *seen, char **v, int nv)
 		return fail(p, "given twice (line %d)", *seen);
 	*seen = p->line;
 	if (nv == 1 && strcmp(v[0], "yes") == 0)
-		*flag = 1;
+		*flag = SWEEP_RECORD_ALL;
 	else if (nv == 1 && strcmp(v[0], "no") == 0)
-		*flag = 0;
+		*flag = SWEEP_RECORD_NONE;
+	else if (nv == 1 && strcmp(v[0], "first-seed") == 0)
+		*flag = SWEEP_RECORD_FIRST_SEED;
 	else
-		return fail(p, "expected yes or no");
+		return fail(p, "expected yes, no or first-seed");
 	return 0;
 }
 

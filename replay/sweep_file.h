@@ -17,8 +17,10 @@
  *   node-memory  SIZE…           simulated RAM; default: the run's default
  *   swap         PRESET…         swap presets; default: the run's default
  *   seed         N… | A-B…       default 1
- *   events       yes|no          record each reclaim invocation (default no)
- *   timeline     yes|no          record nr_isolated / throttling (default no)
+ *   events       yes|no|first-seed   record each reclaim invocation, in
+ *                                every run or only in each condition's
+ *                                first seed (default no)
+ *   timeline     yes|no|first-seed   record nr_isolated / throttling, the same
  *
  * Policies that take no swappiness (lru) ignore swappiness, node-memory,
  * swap, events and timeline; deterministic ones ignore seed.
@@ -58,8 +60,10 @@ struct sweep_spec {
 	size_t nr_swap;
 	uint64_t *seeds;
 	size_t nr_seeds;
-	int events, timeline;
+	int events, timeline;          /* enum sweep_record */
 };
+
+enum sweep_record { SWEEP_RECORD_NONE, SWEEP_RECORD_ALL, SWEEP_RECORD_FIRST_SEED };
 
 /* Limits that catch typos rather than restrict real use. */
 #define SWEEP_MAX_SEEDS    10000

@@ -50,7 +50,7 @@ static void test_parse_errors_name_file_line_and_key(void **state)
 	expect_error("trace t\nmemory-limit 1G\nseed 1-100000\n", "seed: '1-100000' is more than 10000 seeds");
 	expect_error("trace t\nmemory-limit 1G\nseed x\n", "seed: 'x' is not a seed");
 	expect_error("trace t\nmemory-limit 1G\nfrobnicate 3\n", "dir/s.sweep:3: frobnicate: unknown key");
-	expect_error("trace t\nmemory-limit 1G\nevents maybe\n", "dir/s.sweep:3: events: expected yes or no");
+	expect_error("trace t\nmemory-limit 1G\nevents maybe\n", "dir/s.sweep:3: events: expected yes, no or first-seed");
 	expect_error("trace t\nmemory-limit 1G\nevents yes\nevents no\n", "dir/s.sweep:4: events: given twice (line 3)");
 	expect_error("trace a/ctf\ntrace b/a/ctf\nmemory-limit 1G\n", "dir/s.sweep:2: trace: two traces are named 'a'");
 	expect_error("trace t\nmemory-limit 1G\npolicy all lru\n", "policy: 'all' cannot be combined");
