@@ -650,7 +650,7 @@ static int condition_figures(const struct stats *st, const struct sweeps *sw,
 			return fail(err, errlen, "out of memory");
 		snprintf(j->stem, sizeof(j->stem), "%s/overview", rel);
 		snprintf(j->data, sizeof(j->data), "%s/", rel);
-		snprintf(j->caption, sizeof(j->caption), "Overview, %s: %s versus swappiness, one "
+		snprintf(j->caption, sizeof(j->caption), "Overview, %.200s: %.400s versus swappiness, one "
 			 "curve per policy, %g%% confidence intervals; * as in the single figures.",
 			 ctext, ov_metrics, 100 * st->conf_level);
 		j->latex = 1;
