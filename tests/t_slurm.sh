@@ -39,11 +39,16 @@ stop() {
 }
 trap stop EXIT
 
-# Two free TCP ports on localhost for slurmctld and slurmd.
+# Two free TCP ports on localhost for slurmctld and slurmd: not bound by
+# anything (the local-address column of /proc/net/tcp*, in hex).
+port_in_use() {
+    local hex; hex=$(printf ':%04X ' "$1")
+    cat /proc/net/tcp /proc/net/tcp6 2>/dev/null | awk '{ print $2 " " }' | grep -q -- "$hex"
+}
 free_port() {
     local p
     for p in $(shuf -i 20000-40000 -n 200); do
-        ss -Htln "sport = :$p" 2>/dev/null | grep -q . && continue
+        port_in_use "$p" && continue
         [ "$p" = "${1:-0}" ] && continue
         echo "$p"; return 0
     done
