@@ -38,6 +38,8 @@ static void push_sum(struct vmr_writer *w)
 static void put(struct vmr_writer *w, const void *data, size_t size)
 {
 	const unsigned char *p = data;
+	if (size == 0)
+		return;         /* an empty section may come with a NULL pointer */
 	if (fwrite(p, 1, size, w->out.fp) != size)
 		w->failed = 1;
 	w->pos += size;
@@ -128,7 +130,7 @@ int vmr_writer_finish(struct vmr_writer *w, const struct vmr_header *counts,
 	h->sec[s].kind = VMR_SEC_SUMS;
 	h->sec[s].offset = w->pos;
 	h->sec[s].size = w->nr_sums * sizeof(uint64_t);
-	if (fwrite(w->sums, sizeof(uint64_t), w->nr_sums, w->out.fp) != w->nr_sums)
+	if (w->nr_sums && fwrite(w->sums, sizeof(uint64_t), w->nr_sums, w->out.fp) != w->nr_sums)
 		w->failed = 1;
 	w->pos += h->sec[s].size;
 
