@@ -3,6 +3,7 @@
 #include "cli.h"
 #include "lru.h"
 #include "policy.h"
+#include "policy_mglru.h"
 #include "report.h"
 
 #include <getopt.h>
@@ -57,6 +58,7 @@ static void usage(FILE *f)
 	      "                             reference replay (no kernel model)\n", f);
 	for (int i = 0; reclaim_policies[i]; i++)
 		fprintf(f, "  %-26s %s\n", reclaim_policies[i]->name, reclaim_policies[i]->summary);
+	fputs(mglru_switches_help, f);
 	fputs(usage_tail, f);
 }
 
@@ -128,6 +130,7 @@ static void write_result(FILE *f, enum fmt fmt, const struct vmr *v, const char 
 struct kernel_opts {
 	const char *swappiness, *memory_limit, *node_memory, *swap, *file_dev, *seed, *deadline;
 	const char *events, *timeline, *tasks;
+	unsigned repeat;              /* hidden --repeat N (tests/bench.sh) */
 };
 
 static int parse_device(const char *opt, const char *spec, struct backing_params *p, uint64_t *size)
@@ -219,6 +222,19 @@ static int run_kernel(const struct reclaim_policy *pol, const struct kernel_opts
 	}
 	struct engine *e = malloc(sizeof(*e));
 	int rc = EXIT_OK;
+	/* --repeat N: the same replay N - 1 more times first, in this process
+	 * (bench.sh times replays without process start and trace open). */
+	for (unsigned i = 1; e && i < k->repeat; i++) {
+		struct engine_params q = p;
+		q.timeline = NULL;
+		q.progress = 0;
+		if (engine_init(e, &v, &q, err, sizeof(err)) != 0)
+			break;
+		if (limit_given && !p.memory_limit && e->nr_memcgs > 1)
+			e->memcgs[1].max = UINT64_MAX;
+		engine_run(e);
+		engine_free(e);
+	}
 	if (!e || engine_init(e, &v, &p, err, sizeof(err)) != 0) {
 		free(e);
 		if (k->timeline)
@@ -288,6 +304,7 @@ int cmd_run(int argc, char **argv)
 		{ "events", required_argument, 0, 7 },
 		{ "timeline", required_argument, 0, 8 },
 		{ "tasks", required_argument, 0, 9 },
+		{ "repeat", required_argument, 0, 10 },
 		{ 0, 0, 0, 0 }
 	};
 	struct kernel_opts k = { 0 };
@@ -308,6 +325,13 @@ int cmd_run(int argc, char **argv)
 		case 7: k.events = optarg; kernel_opt = 1; break;
 		case 8: k.timeline = optarg; kernel_opt = 1; break;
 		case 9: k.tasks = optarg; kernel_opt = 1; break;
+		case 10: {
+			uint64_t n;
+			if (cli_parse_u64(optarg, 1, 1000000, &n) != 0)
+				return cli_error(EXIT_USAGE, "run", "--repeat: '%s' is not 1-1000000", optarg);
+			k.repeat = (unsigned)n;
+			break;
+		}
 		case 'p': policy = optarg; break;
 		case 'm': memory = optarg; break;
 		case 'n':
@@ -376,6 +400,9 @@ int cmd_run(int argc, char **argv)
 		return cli_error(EXIT_FAIL, "run", "%s: the trace holds no memory accesses to replay", input);
 	}
 	struct lru_result r;
+	for (unsigned i = 1; i < k.repeat; i++)       /* hidden --repeat N */
+		if (lru_replay(&v, pages, &r) != 0)
+			break;
 	if (lru_replay(&v, pages, &r) != 0) {
 		vmr_close(&v);
 		return cli_error(EXIT_FAIL, "run", "out of memory");

@@ -160,6 +160,7 @@ struct scan_control {
 	int early_exit;              /* policy variant switch (classic+early-exit) */
 	int early_exit_memcg_walk;   /* apply the memcg-walk break               */
 	uint32_t nr_survivors;       /* shrink_folio_list: folios kept in the list */
+	int lru_gen_mm_walk;         /* MGLRU: current->reclaim_state->mm_walk is set */
 	struct reclaim_record *rec;  /* this invocation's record                 */
 };
 

@@ -11,6 +11,7 @@
 #define POLICY_H
 
 #include "engine.h"
+#include "vmscan.h"
 
 struct reclaim_policy {
 	const char *name;
@@ -18,6 +19,7 @@ struct reclaim_policy {
 	int takes_swappiness;
 	int early_exit;                      /* classic+early-exit switches */
 	int early_exit_direct_only;
+	unsigned mglru_flags;                /* mglru+... switches (policy_mglru.h) */
 
 	int  (*init)(struct engine *e);
 	void (*exit)(struct engine *e);
@@ -38,6 +40,9 @@ struct reclaim_policy {
 	/* workingset_eviction / workingset_refault. */
 	void (*workingset_eviction)(struct engine *e, uint32_t pfn, int target_memcg);
 	void (*workingset_refault)(struct engine *e, uint32_t pfn);
+	/* folio_check_references for shrink_folio_list; NULL: the classic one. */
+	enum folio_references (*folio_check_references)(struct engine *e, uint32_t pfn,
+							struct scan_control *sc);
 };
 
 extern const struct reclaim_policy *const reclaim_policies[];

@@ -233,7 +233,9 @@ uint64_t shrink_folio_list(struct engine *e, uint32_t *list, uint32_t nr, struct
 			goto activate_locked;
 		}
 
-		references = folio_check_references(e, pfn, sc);
+		references = e->policy->folio_check_references ?
+			     e->policy->folio_check_references(e, pfn, sc) :
+			     folio_check_references(e, pfn, sc);
 		switch (references) {
 		case FOLIOREF_ACTIVATE:
 			goto activate_locked;

@@ -1,0 +1,918 @@
+/*
+ * test_mglru.c — the multi-gen LRU and its variants against expectations
+ * computed by hand from mm/vmscan.c, include/linux/mm_inline.h,
+ * mm/workingset.c (reclaim-model.md §5.2, §6; variants.md §0-§5).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "engine.h"
+#include "mm_inline.h"
+#include "policy.h"
+#include "policy_mglru.h"
+#include "vmr_fixture.h"
+#include "vmscan.h"
+
+/* A machine around a trivial trace of NR_PAGES pages (FILE_FROM.. are
+ * file pages; anon pages share one address space, page i at virtual page
+ * i), a memcg limit of LIMIT pages (0: none), SWAP pages of zram. */
+struct box {
+	char path[64];
+	struct vmr v;
+	struct engine e;
+};
+
+static void box_open(struct box *b, const struct reclaim_policy *pol, uint32_t nr_pages,
+		     uint32_t file_from, uint64_t limit, uint64_t swap, int swappiness)
+{
+	snprintf(b->path, sizeof(b->path), "/tmp/test_mglru.%d.vmr", (int)getpid());
+	uint8_t *file = calloc(nr_pages, 1);
+	for (uint32_t i = file_from; i < nr_pages; i++)
+		file[i] = 1;
+	struct vmr_rec r = fixture_rec(0, VMR_OP_STORE, 0, 0);
+	struct fixture_task t = { 0, &r, 1 };
+	assert_int_equal(fixture_vmr(b->path, &t, 1, nr_pages, file, "page_size\t4096\n"), 0);
+	free(file);
+	char err[256];
+	assert_int_equal(vmr_open(&b->v, b->path, err, sizeof(err)), 0);
+	struct engine_params p = { .policy = pol, .swappiness = swappiness,
+				   .memory_limit = limit * 4096, .node_memory = 1ull << 30,
+				   .swap_size = swap * 4096, .seed = 1 };
+	assert_int_equal(backing_parse("zram", &p.swap, NULL, err, sizeof(err)), 0);
+	assert_int_equal(backing_parse("ssd", &p.file, NULL, err, sizeof(err)), 0);
+	assert_int_equal(engine_init(&b->e, &b->v, &p, err, sizeof(err)), 0);
+}
+
+static void box_check(struct box *b)
+{
+	char err[256];
+	if (mglru_check(&b->e, err, sizeof(err)) != 0)
+		fail_msg("mglru_check: %s", err);
+}
+
+static void box_close(struct box *b)
+{
+	box_check(b);
+	engine_free(&b->e);
+	vmr_close(&b->v);
+	unlink(b->path);
+}
+
+static int box_memcg(struct box *b)
+{
+	return b->e.nr_memcgs - 1;
+}
+
+/* Puts page PFN in memory on the trace's memcg: a fault for anon pages
+ * (mapped: PG_active, max_seq - 1), a read() for file pages (not mapped). */
+static void install(struct engine *e, uint32_t pfn, uint32_t extra_flags)
+{
+	struct folio *f = &e->folio[pfn];
+	int memcg = e->nr_memcgs - 1;
+	f->flags |= PG_resident | PG_seen | extra_flags;
+	if (f->flags & PG_swapbacked)
+		f->flags |= PG_mapped | PG_dirty;
+	f->memcg = (uint16_t)memcg;
+	f->owner = 0;
+	e->procs[0].rss++;
+	e->node.nr_free--;
+	for (int m = memcg; m >= 0; m = e->memcgs[m].parent)
+		e->memcgs[m].usage++;
+	e->policy->folio_add_lru(e, pfn);
+}
+
+static struct scan_control sc_for(int priority, int target)
+{
+	struct scan_control sc = { 0 };
+	sc.priority = priority;
+	sc.target_mem_cgroup = target;
+	sc.may_swap = sc.may_unmap = sc.may_writepage = sc.gfp_io_fs = 1;
+	sc.nr_to_reclaim = SWAP_CLUSTER_MAX;
+	sc.task = UINT32_MAX;
+	return sc;
+}
+
+/* The sequence number of the generation a folio's gen field names. */
+static uint64_t folio_seq(struct engine *e, uint32_t pfn)
+{
+	const struct lru_gen_folio *lv = mglru_lruvec(e, e->folio[pfn].memcg);
+	int gen = folio_lru_gen(&e->folio[pfn]);
+	assert_true(gen >= 0);
+	return lv->max_seq - (uint64_t)((lru_gen_from_seq(lv->max_seq) - gen + 4) % 4);
+}
+
+/* ---- generation arithmetic, tiers and refs ---------------------------------- */
+
+static void gen_arithmetic(void **state)
+{
+	(void)state;
+	/* gen = seq % MAX_NR_GENS; NR_HIST_GENS 1 */
+	assert_int_equal(lru_gen_from_seq(0), 0);
+	assert_int_equal(lru_gen_from_seq(3), 3);
+	assert_int_equal(lru_gen_from_seq(4), 0);
+	assert_int_equal(lru_gen_from_seq(1001), 1);
+	assert_int_equal(lru_hist_from_seq(7), 0);
+	/* tier = order_base_2(refs), workingset -> 3 */
+	const int want[5] = { 0, 0, 1, 2, 2 };
+	for (int refs = 0; refs <= 4; refs++) {
+		assert_int_equal(lru_tier_from_refs(refs, 0), want[refs]);
+		assert_int_equal(lru_tier_from_refs(refs, 1), 3);
+	}
+
+	struct box b;
+	box_open(&b, &policy_mglru, 8, 4, 0, 0, 60);
+	struct engine *e = &b.e;
+	const struct lru_gen_folio *lv = mglru_lruvec(e, box_memcg(&b));
+	/* lru_gen_init_lruvec: max_seq MIN_NR_GENS + 1, four live generations */
+	assert_int_equal(lv->max_seq, 3);
+	assert_int_equal(lv->min_seq[0], 0);
+	assert_int_equal(lv->min_seq[1], 0);
+
+	/* lru_gen_inc_refs: accesses 1..4 -> refs 1..4 (tiers 0,1,2,2); the
+	 * fifth sets PG_workingset (tier 3); the sixth changes nothing. */
+	install(e, 5, 0);
+	struct folio *f = &e->folio[5];
+	assert_int_equal(folio_lru_refs(f), 0);
+	const int tiers[4] = { 0, 1, 2, 2 };
+	for (int n = 1; n <= 4; n++) {
+		e->policy->folio_mark_accessed(e, 5);
+		assert_int_equal(folio_lru_refs(f), n);
+		assert_int_equal(lru_tier_from_refs(folio_lru_refs(f), !!(f->flags & PG_workingset)),
+				 tiers[n - 1]);
+		assert_false(f->flags & PG_workingset);
+	}
+	e->policy->folio_mark_accessed(e, 5);
+	assert_true(f->flags & PG_workingset);
+	assert_int_equal(folio_lru_refs(f), 4);
+	assert_int_equal(lru_tier_from_refs(4, 1), 3);
+	e->policy->folio_mark_accessed(e, 5);
+	assert_int_equal(folio_lru_refs(f), 4);
+	/* nothing moved, nothing counted */
+	assert_int_equal(folio_seq(e, 5), 0);
+	assert_int_equal(e->vm[VM_pgactivate], 0);
+	box_close(&b);
+}
+
+/* ---- insertion ------------------------------------------------------------------ */
+
+/* max_seq 3, min_seq 0: a fault adds with PG_active -> max_seq - 1 = 2;
+ * a read adds without -> max_seq - 3 = 0 (the oldest); a read of a folio
+ * whose refault restored the workingset -> max_seq - 2 = 1; a fault of
+ * one -> max_seq = 3. */
+static void insertion(void **state)
+{
+	(void)state;
+	struct box b;
+	box_open(&b, &policy_mglru, 16, 8, 0, 1000, 60);
+	struct engine *e = &b.e;
+	int memcg = box_memcg(&b);
+	struct lru_gen_folio *lv = mglru_lruvec(e, memcg);
+
+	install(e, 0, 0);                         /* anon fault */
+	assert_int_equal(folio_seq(e, 0), 2);
+	assert_false(e->folio[0].flags & PG_active);
+	install(e, 8, 0);                         /* file read */
+	assert_int_equal(folio_seq(e, 8), 0);
+	install(e, 9, PG_mapped);                 /* file fault */
+	assert_int_equal(folio_seq(e, 9), 2);
+	install(e, 10, PG_workingset);            /* file read, workingset restored */
+	assert_int_equal(folio_seq(e, 10), 1);
+	install(e, 11, PG_workingset | PG_mapped); /* file fault, restored */
+	assert_int_equal(folio_seq(e, 11), 3);
+	/* the active/inactive sizes: gens 2, 3 are active */
+	assert_int_equal(e->memcgs[memcg].lruvec.size[LRU_ACTIVE_ANON], 1);
+	assert_int_equal(e->memcgs[memcg].lruvec.size[LRU_INACTIVE_FILE], 2);
+	assert_int_equal(e->memcgs[memcg].lruvec.size[LRU_ACTIVE_FILE], 2);
+
+	/* lru_gen_folio_seq never goes below min_seq: with two generations
+	 * left (min_seq 2), a read lands in 2. */
+	struct folio probe = { .flags = 0 };
+	lv->min_seq[1] = 2;
+	assert_int_equal(lru_gen_folio_seq(lv, &probe, 0), 2);
+	probe.flags = PG_workingset;
+	assert_int_equal(lru_gen_folio_seq(lv, &probe, 0), 2);
+	probe.flags = PG_active;
+	assert_int_equal(lru_gen_folio_seq(lv, &probe, 0), 2);
+	probe.flags = PG_active | PG_workingset;
+	assert_int_equal(lru_gen_folio_seq(lv, &probe, 0), 3);
+	lv->min_seq[1] = 0;
+	/* reclaiming (writeback-end rotation): the oldest; an anon folio
+	 * without a swap slot or a reclaim folio under writeback: max_seq - 1 */
+	probe.flags = 0;
+	assert_int_equal(lru_gen_folio_seq(lv, &probe, 1), 0);
+	probe.flags = PG_reclaim | PG_writeback;
+	assert_int_equal(lru_gen_folio_seq(lv, &probe, 0), 2);
+	probe.flags = PG_swapbacked;
+	assert_int_equal(lru_gen_folio_seq(lv, &probe, 0), 2);
+	probe.flags = PG_swapbacked | PG_swapcache;
+	assert_int_equal(lru_gen_folio_seq(lv, &probe, 0), 0);
+	box_close(&b);
+}
+
+/* lru_gen_eviction / lru_gen_refault: the token carries min_seq and the
+ * refs; a refault is recent within MAX_NR_GENS of max_seq; workingset_
+ * activate counts only for a recent refault in a fault, restore only with
+ * a workingset shadow. */
+static void refault(void **state)
+{
+	(void)state;
+	struct box b;
+	box_open(&b, &policy_mglru, 16, 8, 1000, 1000, 60);
+	struct engine *e = &b.e;
+	int memcg = box_memcg(&b);
+	struct lru_gen_folio *lv = mglru_lruvec(e, memcg);
+
+	/* A file folio read three times (refs 3, tier 2) evicted at min_seq 0. */
+	struct folio *f = &e->folio[12];
+	f->memcg = (uint16_t)memcg;
+	f->flags |= PG_referenced;
+	f->gen_refs = 2;
+	e->policy->workingset_eviction(e, 12, -1);
+	assert_true(f->flags & PG_shadow);
+	assert_int_equal(f->shadow, (0u << 2) | 2);
+	assert_int_equal(lv->evicted[0][1][2], 1);
+
+	/* Read back (not in a fault) while max_seq is 3: recent, not ws. */
+	f->flags &= ~(PG_referenced);
+	f->flags |= PG_resident;
+	e->policy->workingset_refault(e, 12);
+	assert_int_equal(e->vm[VM_workingset_refault_file], 1);
+	assert_int_equal(lv->refaulted[0][1][2], 1);
+	e->policy->folio_add_lru(e, 12);
+	assert_int_equal(e->vm[VM_workingset_activate_file], 0);
+	assert_int_equal(e->vm[VM_workingset_restore_file], 0);
+	assert_int_equal(folio_seq(e, 12), 0);          /* a read, not ws: the oldest */
+	assert_int_equal(folio_refs_bits(f), 2);       /* refs - 1, inert without PG_referenced */
+	assert_int_equal(folio_lru_refs(f), 0);
+
+	/* A workingset anon folio evicted at min_seq 0, faulted back after
+	 * three agings (max_seq 6 - 0 = 6 >= 4): not recent. */
+	struct folio *a = &e->folio[3];
+	a->memcg = (uint16_t)memcg;
+	a->flags |= PG_workingset;
+	e->policy->workingset_eviction(e, 3, -1);
+	assert_int_equal(lv->evicted[0][0][3], 1);
+	a->flags &= ~PG_workingset;
+	lv->max_seq = 6;
+	lv->min_seq[0] = lv->min_seq[1] = 3;
+	a->flags |= PG_resident | PG_mapped;
+	e->policy->workingset_refault(e, 3);
+	e->policy->folio_add_lru(e, 3);
+	assert_int_equal(e->vm[VM_workingset_refault_anon], 1);
+	assert_int_equal(e->vm[VM_workingset_activate_anon], 0);
+	assert_false(a->flags & PG_workingset);
+	assert_int_equal(folio_seq(e, 3), 5);           /* a fault: max_seq - 1 */
+
+	/* Evicted at min_seq 3 with workingset, refaulted in a fault at
+	 * max_seq 6 (distance 3): recent, activate and restore; lands in
+	 * max_seq. */
+	struct folio *w = &e->folio[4];
+	w->memcg = (uint16_t)memcg;
+	w->flags |= PG_workingset;
+	e->policy->workingset_eviction(e, 4, -1);
+	assert_int_equal(w->shadow, 3u << 2);
+	w->flags &= ~PG_workingset;
+	w->flags |= PG_resident | PG_mapped;
+	e->policy->workingset_refault(e, 4);
+	e->policy->folio_add_lru(e, 4);
+	assert_int_equal(e->vm[VM_workingset_refault_anon], 2);
+	assert_int_equal(e->vm[VM_workingset_activate_anon], 1);
+	assert_int_equal(e->vm[VM_workingset_restore_anon], 1);
+	assert_true(w->flags & PG_workingset);
+	assert_int_equal(folio_seq(e, 4), 6);
+	assert_int_equal(lv->refaulted[0][0][3], 1);
+
+	/* A refault into another memcg's lruvec counts nothing at all. */
+	struct folio *o = &e->folio[5];
+	o->memcg = (uint16_t)memcg;
+	e->policy->workingset_eviction(e, 5, -1);
+	o->memcg = 0;
+	e->policy->workingset_refault(e, 5);
+	assert_int_equal(e->vm[VM_workingset_refault_anon], 2);
+	o->flags &= ~PG_resident;
+	o->memcg = 0;
+	box_close(&b);
+}
+
+/* ---- the PID controller ------------------------------------------------------------ */
+
+/* Sets the current window of TYPE: REFAULTED of EVICTED in tier 0. */
+static void set_stats(struct lru_gen_folio *lv, int type, uint64_t refaulted, uint64_t evicted)
+{
+	for (unsigned t = 0; t < MAX_NR_TIERS; t++)
+		lv->refaulted[0][type][t] = lv->evicted[0][type][t] = lv->protected[0][type][t] =
+			lv->avg_refaulted[type][t] = lv->avg_total[type][t] = 0;
+	lv->refaulted[0][type][0] = refaulted;
+	lv->evicted[0][type][0] = evicted;
+}
+
+static void type_to_scan(void **state)
+{
+	(void)state;
+	struct box b;
+	box_open(&b, &policy_mglru, 8, 4, 0, 1000, 60);
+	struct engine *e = &b.e;
+	struct lru_gen_folio *lv = mglru_lruvec(e, box_memcg(&b));
+
+	/* Anon refaults 10% of its evictions, file 30%.
+	 * sw 1: file, whatever the statistics; sw 200: anon. */
+	set_stats(lv, 0, 100, 1000);
+	set_stats(lv, 1, 300, 1000);
+	assert_int_equal(get_type_to_scan(e, lv, 1, 1), LRU_GEN_FILE);
+	assert_int_equal(get_type_to_scan(e, lv, 200, 1), LRU_GEN_ANON);
+	/* sw 100: 300 * (1000 + 64) * 100 = 31,920,000 > (100 + 1) * 1000 * 100
+	 * = 10,100,000: file refaults too much -> anon. */
+	assert_int_equal(get_type_to_scan(e, lv, 100, 1), LRU_GEN_ANON);
+	/* The reverse (anon 30%, file 10%): 100 * 1064 * 100 = 10,640,000 <=
+	 * 301 * 1000 * 100 = 30,100,000 -> file. */
+	set_stats(lv, 0, 300, 1000);
+	set_stats(lv, 1, 100, 1000);
+	assert_int_equal(get_type_to_scan(e, lv, 100, 1), LRU_GEN_FILE);
+	assert_int_equal(get_type_to_scan(e, lv, 1, 1), LRU_GEN_FILE);
+	assert_int_equal(get_type_to_scan(e, lv, 200, 1), LRU_GEN_ANON);
+	/* The gain: anon 10%, file 20%.  sw 60: 200 * 1064 * 60 = 12,768,000 <=
+	 * 101 * 1000 * 140 = 14,140,000 -> file; sw 100: 21,280,000 >
+	 * 10,100,000 -> anon. */
+	set_stats(lv, 0, 100, 1000);
+	set_stats(lv, 1, 200, 1000);
+	assert_int_equal(get_type_to_scan(e, lv, 60, 1), LRU_GEN_FILE);
+	assert_int_equal(get_type_to_scan(e, lv, 100, 1), LRU_GEN_ANON);
+	/* Fewer than MIN_LRU_BATCH file refaults: file at any swappiness < 200. */
+	set_stats(lv, 0, 0, 1000);
+	set_stats(lv, 1, 63, 64);
+	assert_int_equal(get_type_to_scan(e, lv, 100, 1), LRU_GEN_FILE);
+	assert_int_equal(get_type_to_scan(e, lv, 199, 1), LRU_GEN_FILE);
+	/* The moving averages count: avg 64 refaults of 100 makes the PV real. */
+	lv->avg_refaulted[1][1] = 64;
+	lv->avg_total[1][1] = 100;
+	assert_int_equal(get_type_to_scan(e, lv, 100, 1), LRU_GEN_ANON);
+	box_close(&b);
+}
+
+/* get_tier_idx: SP = tier 0 with gain 2, PV = tier t with gain 3; the
+ * first tier whose refaults fail the test and every tier above it are
+ * protected. */
+static void tier_idx(void **state)
+{
+	(void)state;
+	struct box b;
+	box_open(&b, &policy_mglru, 8, 4, 0, 1000, 60);
+	struct engine *e = &b.e;
+	struct lru_gen_folio *lv = mglru_lruvec(e, box_memcg(&b));
+	set_stats(lv, 0, 100, 1000);
+	/* Nothing refaults in tiers 1-3 -> 3 (no tier protected). */
+	assert_int_equal(get_tier_idx(lv, 0), 3);
+	/* Tier 1: 100 of 200: 100 * (1000 + 64) * 2 = 212,800 > 101 * 200 * 3
+	 * = 60,600 -> protected from tier 1: index 0. */
+	lv->refaulted[0][0][1] = 100;
+	lv->evicted[0][0][1] = 200;
+	assert_int_equal(get_tier_idx(lv, 0), 0);
+	/* Tier 1 under MIN_LRU_BATCH refaults, tier 2 at 200 of 300:
+	 * 425,600 > 90,900 -> index 1. */
+	lv->refaulted[0][0][1] = 10;
+	lv->refaulted[0][0][2] = 200;
+	lv->evicted[0][0][2] = 300;
+	assert_int_equal(get_tier_idx(lv, 0), 1);
+	/* Tier 2 at 70 of 10000: 70 * 1064 * 2 = 148,960 <= 101 * 10000 * 3 ->
+	 * fine; index 3. */
+	lv->refaulted[0][0][2] = 70;
+	lv->evicted[0][0][2] = 10000;
+	assert_int_equal(get_tier_idx(lv, 0), 3);
+	box_close(&b);
+}
+
+/* mglru+swappiness sw-boost: with sparse refaults a credit picks anon in
+ * swappiness/200 of the decisions (sw 100: every other one; sw 60: 3 of
+ * 10); peeking does not spend it.  sw-boost-gain squares the gains. */
+static void swappiness_boost(void **state)
+{
+	(void)state;
+	struct box b;
+	box_open(&b, &policy_mglru_swappiness, 8, 4, 0, 1000, 60);
+	struct engine *e = &b.e;
+	struct lru_gen_folio *lv = mglru_lruvec(e, box_memcg(&b));
+	const int want100[4] = { LRU_GEN_FILE, LRU_GEN_ANON, LRU_GEN_FILE, LRU_GEN_ANON };
+	for (int i = 0; i < 4; i++) {
+		assert_int_equal(get_type_to_scan(e, lv, 100, 0), want100[i]);   /* peek */
+		assert_int_equal(get_type_to_scan(e, lv, 100, 1), want100[i]);
+	}
+	lv->type_credit = 0;
+	int anon = 0;
+	for (int i = 0; i < 10; i++)
+		anon += get_type_to_scan(e, lv, 60, 1) == LRU_GEN_ANON;
+	assert_int_equal(anon, 3);
+	/* Plenty of refaults: the PID decides as in the base (anon 10%, file
+	 * 20%, sw 60 -> file). */
+	set_stats(lv, 0, 100, 1000);
+	set_stats(lv, 1, 200, 1000);
+	assert_int_equal(get_type_to_scan(e, lv, 60, 1), LRU_GEN_FILE);
+	box_close(&b);
+
+	/* sw-boost-gain: anon 100/1000, file 70/1000 at sw 110.  Linear:
+	 * 70 * 1064 * 110 = 8,192,800 <= 101 * 1000 * 90 = 9,090,000 -> file;
+	 * squared: 70 * 1064 * 12100 = 901,208,000 > 101 * 1000 * 8100 =
+	 * 818,100,000 -> anon. */
+	const struct reclaim_policy *gain = policy_find("mglru+sw-boost-gain");
+	assert_non_null(gain);
+	box_open(&b, &policy_mglru, 8, 4, 0, 1000, 60);
+	lv = mglru_lruvec(&b.e, box_memcg(&b));
+	set_stats(lv, 0, 100, 1000);
+	set_stats(lv, 1, 70, 1000);
+	assert_int_equal(get_type_to_scan(&b.e, lv, 110, 1), LRU_GEN_FILE);
+	box_close(&b);
+	box_open(&b, gain, 8, 4, 0, 1000, 60);
+	lv = mglru_lruvec(&b.e, box_memcg(&b));
+	set_stats(lv, 0, 100, 1000);
+	set_stats(lv, 1, 70, 1000);
+	assert_int_equal(get_type_to_scan(&b.e, lv, 110, 1), LRU_GEN_ANON);
+	box_close(&b);
+}
+
+/* ---- aging -------------------------------------------------------------------------- */
+
+static void run_aging(void **state)
+{
+	(void)state;
+	struct box b;
+	box_open(&b, &policy_mglru, 8, 4, 0, 1000, 60);
+	struct engine *e = &b.e;
+	struct lru_gen_folio *lv = mglru_lruvec(e, box_memcg(&b));
+	struct scan_control sc = sc_for(DEF_PRIORITY, 1);
+
+	/* max_seq 3.  Four generations (min 0): no aging at any priority. */
+	assert_false(should_run_aging(e, lv, 3, &sc, 60));
+	sc.priority = 11;
+	assert_false(should_run_aging(e, lv, 3, &sc, 60));
+	/* Three (min 1): not at DEF_PRIORITY (gentle), yes below it. */
+	lv->min_seq[0] = lv->min_seq[1] = 1;
+	assert_true(should_run_aging(e, lv, 3, &sc, 60));
+	sc.priority = DEF_PRIORITY;
+	assert_false(should_run_aging(e, lv, 3, &sc, 60));
+	/* Two (min 2): must age, whatever the priority. */
+	lv->min_seq[0] = lv->min_seq[1] = 2;
+	assert_true(should_run_aging(e, lv, 3, &sc, 60));
+	/* The older evictable type counts: anon at 2, file at 0 -> 4 gens. */
+	lv->min_seq[1] = 0;
+	assert_false(should_run_aging(e, lv, 3, &sc, 60));
+	/* ... but with swappiness 0 only file is evictable; anon 0, file 2: must. */
+	lv->min_seq[0] = 0;
+	lv->min_seq[1] = 2;
+	assert_true(should_run_aging(e, lv, 3, &sc, 0));
+	assert_false(should_run_aging(e, lv, 3, &sc, 60));
+	box_close(&b);
+
+	/* mglru+swappiness: sw-no-gentle ages three generations at
+	 * DEF_PRIORITY when swappiness is 1 or 200, not at 60; sw-age-pref
+	 * ages when the preferred type (file at sw 1) has only two
+	 * generations while anon has four. */
+	box_open(&b, &policy_mglru_swappiness, 8, 4, 0, 1000, 60);
+	e = &b.e;
+	lv = mglru_lruvec(e, box_memcg(&b));
+	sc = sc_for(DEF_PRIORITY, 1);
+	lv->min_seq[0] = lv->min_seq[1] = 1;
+	assert_true(should_run_aging(e, lv, 3, &sc, 1));
+	assert_true(should_run_aging(e, lv, 3, &sc, 200));
+	assert_false(should_run_aging(e, lv, 3, &sc, 60));
+	lv->min_seq[0] = 0;
+	lv->min_seq[1] = 2;
+	sc.priority = 11;
+	assert_false(should_run_aging(e, lv, 3, &sc, 1));      /* file has no folios */
+	install(e, 6, 0);                                       /* file read: gen 2 */
+	assert_true(should_run_aging(e, lv, 3, &sc, 1));
+	assert_false(should_run_aging(e, lv, 3, &sc, 200));     /* anon preferred: 4 gens */
+	box_close(&b);
+}
+
+/* inc_max_seq through try_to_inc_max_seq: the walk promotes young mapped
+ * folios on their second sighting (lazily: the gen field moves, the list
+ * does not); a full window retires the oldest generation first, counting
+ * its folios as protected. */
+static void aging_walk(void **state)
+{
+	(void)state;
+	struct box b;
+	box_open(&b, &policy_mglru, 8, 8, 100, 1000, 60);
+	struct engine *e = &b.e;
+	int memcg = box_memcg(&b);
+	struct lru_gen_folio *lv = mglru_lruvec(e, memcg);
+	struct scan_control sc = sc_for(11, memcg);
+
+	for (uint32_t p = 0; p < 4; p++)
+		install(e, p, 0);                                /* gen of seq 2 */
+	e->folio[0].flags |= PG_young;                           /* first sighting */
+	e->folio[1].flags |= PG_young | PG_referenced;           /* second: promote */
+	/* Four generations: inc_min_seq moves the (empty) oldest first. */
+	assert_true(try_to_inc_max_seq(e, memcg, 3, 60, &sc));
+	assert_int_equal(lv->max_seq, 4);
+	assert_int_equal(lv->min_seq[0], 1);
+	assert_int_equal(lv->min_seq[1], 1);
+	assert_true(sc.lru_gen_mm_walk);                         /* the walk context stays */
+	assert_true(e->folio[0].flags & PG_referenced);
+	assert_false(e->folio[0].flags & PG_young);
+	assert_int_equal(folio_seq(e, 0), 2);
+	assert_int_equal(folio_seq(e, 1), 3);                    /* max_seq at the walk */
+	assert_true(e->folio[1].flags & PG_workingset);
+	assert_false(e->folio[1].flags & PG_referenced);
+	assert_int_equal(e->folio[1].lru >> 1, 2);               /* still on gen 2's list */
+	/* The same seq again: someone aged already. */
+	assert_false(try_to_inc_max_seq(e, memcg, 3, 60, &sc));
+	/* Two more: 5 (window 1..4 is full: retire 1, empty), then 6 retires
+	 * gen of seq 2 — folio 1 goes to its promoted gen, the others to seq 3
+	 * as protected (folio 0: refs 1, tier 0; 2 and 3: tier 0 too). */
+	assert_true(try_to_inc_max_seq(e, memcg, 4, 60, &sc));
+	assert_int_equal(lv->min_seq[0], 2);
+	assert_true(try_to_inc_max_seq(e, memcg, 5, 60, &sc));
+	assert_int_equal(lv->max_seq, 6);
+	assert_int_equal(lv->min_seq[0], 3);
+	for (uint32_t p = 0; p < 4; p++)
+		assert_int_equal(folio_seq(e, p), 3);
+	/* protected was folded into the average when min_seq advanced:
+	 * (0 + 3) / 2 = 1 in tier 0, and folio 1 (lazily promoted,
+	 * workingset, refs 0 -> tier 3) counted too: (0 + 1) / 2 = 0. */
+	assert_int_equal(lv->avg_total[0][0], 1);
+	box_close(&b);
+}
+
+/* ---- eviction ------------------------------------------------------------------------- */
+
+/* Three anon folios in the oldest (seq 2) of four generations, a fourth
+ * in seq 3; swappiness 200 (anon first), zram.  Folio 0 is young for the
+ * first time: KEEP, back to max_seq - 1 with PG_referenced (no swap slot
+ * yet).  Folio 1 is young and referenced: ACTIVATE, to max_seq with
+ * PG_workingset (pgactivate).  Folio 2 is cold: swapped out and freed,
+ * leaving a shadow.  pgscan counts the three isolated, pgsteal one; the
+ * emptied oldest generation retires (min_seq 3). */
+static void evict_outcomes(void **state)
+{
+	(void)state;
+	struct box b;
+	box_open(&b, &policy_mglru, 8, 8, 100, 1000, 200);
+	struct engine *e = &b.e;
+	int memcg = box_memcg(&b);
+	struct lru_gen_folio *lv = mglru_lruvec(e, memcg);
+	struct scan_control sc = sc_for(11, memcg);
+
+	for (uint32_t p = 0; p < 3; p++)
+		install(e, p, 0);                                   /* seq 2 */
+	assert_true(try_to_inc_max_seq(e, memcg, 3, 200, &sc));     /* max_seq 4 */
+	install(e, 3, 0);                                           /* seq 3 */
+	assert_true(try_to_inc_max_seq(e, memcg, 4, 200, &sc));     /* max_seq 5 */
+	e->folio[0].flags |= PG_young;
+	e->folio[1].flags |= PG_young | PG_referenced;
+	sc.lru_gen_mm_walk = 0;
+	int scanned = evict_folios(e, 64, memcg, &sc, 200);
+	assert_int_equal(scanned, 3);
+	assert_int_equal(lv->min_seq[0], 3);
+	assert_int_equal(e->vm[VM_pgscan_anon], 3);
+	assert_int_equal(e->vm[VM_pgsteal_anon], 1);
+	assert_int_equal(e->vm[VM_pgscan_direct], 0);               /* cgroup reclaim */
+	assert_int_equal(e->vm[VM_pgactivate], 1);
+	assert_int_equal(e->vm[VM_pswpout], 1);
+	assert_int_equal(sc.nr_reclaimed, 1);
+	assert_int_equal(folio_seq(e, 0), 4);
+	assert_true(e->folio[0].flags & PG_referenced);
+	assert_int_equal(folio_seq(e, 1), 5);
+	assert_true(e->folio[1].flags & PG_workingset);
+	assert_false(e->folio[2].flags & PG_resident);
+	assert_true(e->folio[2].flags & PG_shadow);
+	assert_int_equal(lv->evicted[0][0][0], 1);
+	/* the isolation window is over; it was 3 pages wide */
+	assert_int_equal(e->node.nr_isolated[0], 0);
+	assert_int_equal(lv->nr_isolated[0], 0);
+	assert_int_equal(e->vm[VM_nr_isolated_peak], 3);
+	box_close(&b);
+}
+
+/* Baseline isolate_folios: swappiness 60 with no refaults picks file; a
+ * memcg with no file folios then scans nothing above priority 0 — the
+ * fallback to anon happens only at priority 0.  mglru+swappiness falls
+ * back at once from a type with no folios at all. */
+static void fallback_priority(void **state)
+{
+	(void)state;
+	const struct reclaim_policy *pols[2] = { &policy_mglru, &policy_mglru_swappiness };
+	const int want[2] = { 0, 2 };
+	for (int i = 0; i < 2; i++) {
+		struct box b;
+		box_open(&b, pols[i], 8, 8, 100, 1000, 60);
+		struct engine *e = &b.e;
+		int memcg = box_memcg(&b);
+		struct scan_control sc = sc_for(5, memcg);
+		install(e, 0, 0);
+		install(e, 1, 0);
+		assert_true(try_to_inc_max_seq(e, memcg, 3, 60, &sc));
+		evict_folios(e, 64, memcg, &sc, 60);
+		assert_int_equal(e->vm[VM_pgscan_anon], want[i]);
+		sc.priority = 0;
+		evict_folios(e, 64, memcg, &sc, 60);
+		assert_int_equal(e->vm[VM_pgscan_anon], 2);
+		box_close(&b);
+	}
+}
+
+/* lru_gen_look_around: the evicted folio's young PTE is the reference
+ * shrink_folio_list sees; young neighbours of the same memcg within the
+ * 64-page window are treated as the walk would.  Without a walk context a
+ * neighbour seen before (PG_referenced) is promoted with folio_activate
+ * (PGACTIVATE); with one (kswapd) its gen field moves in place. */
+static void look_around(void **state)
+{
+	(void)state;
+	for (int walk = 0; walk <= 1; walk++) {
+		struct box b;
+		box_open(&b, &policy_mglru, 200, 200, 1000, 1000, 200);
+		struct engine *e = &b.e;
+		int memcg = box_memcg(&b);
+		struct scan_control sc = sc_for(11, memcg);
+		for (uint32_t p = 0; p < 200; p++)
+			install(e, p, 0);
+		assert_true(try_to_inc_max_seq(e, memcg, 3, 200, &sc));   /* all in seq 2, max 4 */
+		e->folio[50].flags |= PG_young;                  /* in the window: first sighting */
+		e->folio[51].flags |= PG_young | PG_referenced;  /* second: promote */
+		e->folio[150].flags |= PG_young | PG_referenced; /* out of the window */
+		e->folio[0].flags |= PG_young;                   /* the folio evicted first */
+		sc.lru_gen_mm_walk = walk;
+		/* evict exactly folio 0 (the tail of the oldest list: installed first) */
+		assert_int_equal(evict_folios(e, 1, memcg, &sc, 200), 1);
+		/* folio 0: first sighting, KEEP */
+		assert_true(e->folio[0].flags & PG_referenced);
+		/* window of folio 0 (page 0): [0, 64) */
+		assert_false(e->folio[50].flags & PG_young);
+		assert_true(e->folio[50].flags & PG_referenced);
+		assert_false(e->folio[51].flags & PG_young);
+		assert_true(e->folio[51].flags & PG_workingset);
+		assert_int_equal(folio_seq(e, 51), 4);
+		assert_true(e->folio[150].flags & PG_young);
+		if (walk) {
+			assert_int_equal(e->vm[VM_pgactivate], 0);
+			assert_int_equal(e->folio[51].lru >> 1, 2);     /* lazily: still on gen 2 */
+		} else {
+			assert_int_equal(e->vm[VM_pgactivate], 1);
+			assert_int_equal(e->folio[51].lru >> 1, 0);     /* moved to gen 4 % 4 */
+		}
+		box_close(&b);
+	}
+}
+
+/* ---- mglru+iso-throttle ----------------------------------------------------------------- */
+
+struct throttle_case {
+	struct engine *e;
+	int memcg, swappiness;
+	struct scan_control sc;
+	unsigned allowed;
+	int fatal;
+};
+
+static void throttle_thread(void *arg)
+{
+	struct throttle_case *c = arg;
+	c->allowed = throttle_evictable_types(c->e, c->memcg, c->swappiness, &c->sc, &c->fatal);
+}
+
+/* Runs the throttle in a coroutine (reclaim_throttle sleeps only there). */
+static unsigned throttle_in_thread(struct throttle_case *c)
+{
+	struct sim_thread th = { 0 };
+	struct sim_event ev;
+	assert_int_equal(sim_thread_start(&c->e->sim, &th, throttle_thread, c), 0);
+	while (th.running && sim_next(&c->e->sim, &ev))
+		if (ev.kind == 0 && (struct sim_thread *)(uintptr_t)ev.arg == &th)
+			sim_thread_resume(&c->e->sim, &th, ev.id);
+	sim_thread_free(&th);
+	return c->allowed;
+}
+
+static void iso_throttle(void **state)
+{
+	(void)state;
+	struct box b;
+	box_open(&b, &policy_mglru_iso_throttle, 8, 4, 0, 1000, 60);
+	struct engine *e = &b.e;
+	int memcg = box_memcg(&b);
+	struct lru_gen_folio *lv = mglru_lruvec(e, memcg);
+	struct throttle_case c = { .e = e, .memcg = memcg, .swappiness = 60, .sc = sc_for(11, memcg) };
+	const unsigned both = 3, anon = 1, file = 2;
+
+	/* 1600 anon pages, 800 file pages on the lists (sizes only). */
+	lv->nr_pages[2][0] = 1600;
+	lv->nr_pages[2][1] = 800;
+	/* The threshold with IO and FS: (1600 >> 3) / 2 = 100; (800 >> 3) / 2 = 50. */
+	lv->nr_isolated[0] = 100;
+	lv->nr_isolated[1] = 50;
+	assert_false(lru_gen_too_many_isolated(e, lv, 0, &c.sc));
+	assert_int_equal(throttle_in_thread(&c), both);
+	lv->nr_isolated[0] = 101;
+	assert_true(lru_gen_too_many_isolated(e, lv, 0, &c.sc));
+	assert_int_equal(throttle_in_thread(&c), file);
+	/* GFP_NOIO/NOFS: the unshifted threshold, 800. */
+	c.sc.gfp_io_fs = 0;
+	assert_false(lru_gen_too_many_isolated(e, lv, 0, &c.sc));
+	c.sc.gfp_io_fs = 1;
+	assert_int_equal(e->vm[VM_mm_vmscan_throttled], 0);
+
+	/* Every evictable type over-isolated: one sleep (HZ/50), then 0. */
+	lv->nr_isolated[1] = 51;
+	simtime_t t0 = e->sim.now;
+	assert_int_equal(throttle_in_thread(&c), 0);
+	assert_int_equal(e->vm[VM_mm_vmscan_throttled], 1);
+	assert_int_equal(e->sim.now - t0, NSEC_PER_SEC / 50);
+	assert_false(c.fatal);
+
+	/* kswapd is exempt: both allowed, no sleep. */
+	c.sc.kswapd = 1;
+	assert_int_equal(throttle_in_thread(&c), both);
+	c.sc.kswapd = 0;
+
+	/* A type with nothing evictable is never allowed (file empty). */
+	lv->nr_pages[2][1] = 0;
+	lv->nr_isolated[1] = 0;
+	lv->nr_isolated[0] = 0;
+	assert_int_equal(throttle_in_thread(&c), anon);
+	/* ... and if that leaves the only evictable type over-isolated, sleep. */
+	lv->nr_isolated[0] = 101;
+	assert_int_equal(throttle_in_thread(&c), 0);
+	assert_int_equal(e->vm[VM_mm_vmscan_throttled], 2);
+	/* Swappiness 0: only file is evictable, and it is empty: 0 at once. */
+	c.swappiness = 0;
+	t0 = e->sim.now;
+	assert_int_equal(throttle_in_thread(&c), 0);
+	assert_int_equal(e->sim.now, t0);
+	assert_int_equal(e->vm[VM_mm_vmscan_throttled], 2);
+	/* Nothing evictable at all: 0 at once, kswapd included. */
+	c.swappiness = 60;
+	lv->nr_pages[2][0] = 0;
+	c.sc.kswapd = 1;
+	assert_int_equal(throttle_in_thread(&c), 0);
+	c.sc.kswapd = 0;
+	assert_int_equal(throttle_in_thread(&c), 0);
+	assert_int_equal(e->vm[VM_mm_vmscan_throttled], 2);
+	assert_int_equal(e->sim.now, t0);
+	lv->nr_isolated[0] = 0;
+	box_close(&b);
+}
+
+/* ---- mglru+scan-balance ---------------------------------------------------------------------- */
+
+/* Anon 4096 pages (96 isolated), file 8192 (192 isolated), priority 6:
+ * 4000 >> 6 = 62 and 8000 >> 6 = 125.  Swappiness 60, no costs: 60:140,
+ * 62 * 60 / 200 = 18, 125 * 140 / 200 = 87.  Costs 100/300: ap 143, fp
+ * 239: 62 * 143 / 382 = 23, 125 * 239 / 382 = 78.  Priority 0: equal.  No
+ * swap (swappiness 0 from get_swappiness): file only. */
+static void scan_balance(void **state)
+{
+	(void)state;
+	struct box b;
+	box_open(&b, &policy_mglru_scan_balance, 8, 4, 0, 1000, 60);
+	struct engine *e = &b.e;
+	int memcg = box_memcg(&b);
+	struct lru_gen_folio *lv = mglru_lruvec(e, memcg);
+	struct scan_control sc = sc_for(6, memcg);
+	uint64_t nr[2];
+
+	lv->nr_pages[2][0] = 4096;
+	lv->nr_pages[2][1] = 8192;
+	lv->nr_isolated[0] = 96;
+	lv->nr_isolated[1] = 192;
+	lru_gen_scan_balance(e, memcg, &sc, 60, nr);
+	assert_int_equal(nr[0], 18);
+	assert_int_equal(nr[1], 87);
+	e->memcgs[memcg].lruvec.anon_cost = 100;
+	e->memcgs[memcg].lruvec.file_cost = 300;
+	lru_gen_scan_balance(e, memcg, &sc, 60, nr);
+	assert_int_equal(nr[0], 23);
+	assert_int_equal(nr[1], 78);
+	sc.priority = 0;
+	lru_gen_scan_balance(e, memcg, &sc, 60, nr);
+	assert_int_equal(nr[0], 4000);
+	assert_int_equal(nr[1], 8000);
+	sc.priority = 6;
+	lru_gen_scan_balance(e, memcg, &sc, 0, nr);
+	assert_int_equal(nr[0], 0);
+	assert_int_equal(nr[1], 125);
+	/* swappiness 200 still splits by the fraction: file gets nothing. */
+	e->memcgs[memcg].lruvec.anon_cost = e->memcgs[memcg].lruvec.file_cost = 0;
+	lru_gen_scan_balance(e, memcg, &sc, 200, nr);
+	assert_int_equal(nr[0], 62);
+	assert_int_equal(nr[1], 0);
+	lv->nr_pages[2][0] = lv->nr_pages[2][1] = 0;
+	lv->nr_isolated[0] = lv->nr_isolated[1] = 0;
+	box_close(&b);
+}
+
+/* ---- policy names ------------------------------------------------------------------------------ */
+
+static void policy_names(void **state)
+{
+	(void)state;
+	assert_ptr_equal(policy_find("mglru"), &policy_mglru);
+	assert_ptr_equal(policy_find("mglru+swappiness+iso-throttle"), &policy_mglru_swappiness_iso_throttle);
+	assert_ptr_equal(policy_find("mglru+iso-throttle+swappiness"), &policy_mglru_swappiness_iso_throttle);
+	const struct reclaim_policy *p = policy_find("mglru+scan-balance+iso-throttle+swappiness");
+	assert_non_null(p);
+	assert_string_equal(p->name, "mglru+swappiness+iso-throttle+scan-balance");
+	assert_ptr_equal(policy_find("mglru+iso-throttle+scan-balance+swappiness"), p);
+	p = policy_find("mglru+sw-boost+sw-age-pref");
+	assert_non_null(p);
+	assert_string_equal(p->name, "mglru+sw-age-pref+sw-boost");
+	assert_int_equal(p->mglru_flags, MGLRU_SW_AGE_PREF | MGLRU_SW_BOOST);
+	/* every sub-rule named is the full set */
+	assert_ptr_equal(policy_find("mglru+sw-age-pref+sw-no-gentle+sw-boost+sw-exhaustion+"
+				     "sw-retry-race+sw-no-inversion+sw-batched+sw-imbalance"),
+			 &policy_mglru_swappiness);
+	assert_null(policy_find("mglru+"));
+	assert_null(policy_find("mglru+bogus"));
+	assert_null(policy_find("mglru+swappiness+swappiness"));
+	assert_null(policy_find("mglruish"));
+	assert_null(policy_find("classic+swappiness"));
+}
+
+/* ---- whole replays ---------------------------------------------------------------------------- */
+
+/* Four tasks store to 3000 anon pages twice over (then re-read a hot
+ * thousand) in a memcg of 1000 pages with zram: every MGLRU policy keeps
+ * its invariants, reclaims through the generations and finishes. */
+static void replay_invariants(void **state)
+{
+	(void)state;
+	char path[64];
+	snprintf(path, sizeof(path), "/tmp/test_mglru_r.%d.vmr", (int)getpid());
+	enum { N = 3000 };
+	struct vmr_rec r[4][4];
+	struct fixture_task t[4];
+	uint8_t *file = calloc(N + 600, 1);
+	for (uint32_t i = N; i < N + 600; i++)
+		file[i] = 1;
+	for (int i = 0; i < 4; i++) {
+		r[i][0] = fixture_run((uint32_t)i * 750, VMR_OP_STORE, 0, 750);
+		r[i][1] = fixture_run(N + (uint32_t)i * 150, VMR_OP_READ, 1, 150);
+		r[i][2] = fixture_run((uint32_t)i * 750, VMR_OP_STORE, 0, 750);
+		r[i][3] = fixture_run((uint32_t)i * 250, VMR_OP_LOAD, 0, 250);
+		t[i] = (struct fixture_task){ (uint64_t)i * 1000, r[i], 4 };
+	}
+	assert_int_equal(fixture_vmr(path, t, 4, N + 600, file, "page_size\t4096\n"), 0);
+	free(file);
+	struct vmr v;
+	char err[256];
+	assert_int_equal(vmr_open(&v, path, err, sizeof(err)), 0);
+	const char *names[] = { "mglru", "mglru+swappiness", "mglru+iso-throttle", "mglru+scan-balance",
+				"mglru+swappiness+iso-throttle", "mglru+swappiness+scan-balance+sw-boost-gain" };
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		struct engine_params p = { .policy = policy_find(names[i]), .swappiness = 100,
+					   .memory_limit = 1000 * 4096, .node_memory = 1ull << 30,
+					   .swap_size = 8192 * 4096, .seed = 1 };
+		assert_non_null(p.policy);
+		backing_parse("zram", &p.swap, NULL, err, sizeof(err));
+		backing_parse("ssd", &p.file, NULL, err, sizeof(err));
+		struct engine e;
+		assert_int_equal(engine_init(&e, &v, &p, err, sizeof(err)), 0);
+		assert_int_equal(engine_run(&e), 0);
+		if (mglru_check(&e, err, sizeof(err)) != 0)
+			fail_msg("%s: %s", names[i], err);
+		if (getenv("MGLRU_TEST_DEBUG"))
+			for (int k = 0; k < NR_VM_ITEMS; k++)
+				fprintf(stderr, "%s %s %llu\n", names[i], vmstat_text[k], (unsigned long long)e.vm[k]);
+		assert_int_equal(e.vm[VM_oom_kill], 0);
+		uint64_t acc = 0;
+		for (uint32_t k = 0; k < e.nr_tasks; k++)
+			acc += e.tasks[k].accesses;
+		assert_int_equal(acc, 4 * (750 + 150 + 750 + 250));
+		assert_true(e.vm[VM_pgsteal_anon] > 0);
+		assert_true(e.vm[VM_pgscan_anon] >= e.vm[VM_pgsteal_anon]);
+		assert_true(e.vm[VM_pgscan_file] >= e.vm[VM_pgsteal_file]);
+		assert_int_equal(e.vm[VM_pgscan_direct] + e.vm[VM_pgscan_kswapd], 0);  /* memcg only */
+		assert_true(e.vm[VM_nr_isolated_peak] > 0);
+		assert_int_equal(e.node.nr_isolated[0] + e.node.nr_isolated[1], 0);
+		engine_free(&e);
+	}
+	vmr_close(&v);
+	if (!getenv("MGLRU_TEST_DEBUG"))
+		unlink(path);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(gen_arithmetic),
+		cmocka_unit_test(insertion),
+		cmocka_unit_test(refault),
+		cmocka_unit_test(type_to_scan),
+		cmocka_unit_test(tier_idx),
+		cmocka_unit_test(swappiness_boost),
+		cmocka_unit_test(run_aging),
+		cmocka_unit_test(aging_walk),
+		cmocka_unit_test(evict_outcomes),
+		cmocka_unit_test(fallback_priority),
+		cmocka_unit_test(look_around),
+		cmocka_unit_test(iso_throttle),
+		cmocka_unit_test(scan_balance),
+		cmocka_unit_test(policy_names),
+		cmocka_unit_test(replay_invariants),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
