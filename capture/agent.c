@@ -383,6 +383,14 @@ static void field_str(struct tep_format_field *f, const struct tep_record *rec, 
 	buf[strnlen(buf, n)] = '\0';
 }
 
+/* A task name, cut to the kernel's 15 characters. */
+static void copy_comm(char dst[16], const char *src)
+{
+	size_t n = strnlen(src, 15);
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
 static int on_record(struct tep_event *ev, struct tep_record *rec, int cpu, void *ctx)
 {
 	struct inst *in = ctx;
@@ -412,7 +420,7 @@ static int on_record(struct tep_event *ev, struct tep_record *rec, int cpu, void
 		struct tep_format_field *cf = tep_find_field(ev, "comm");
 		if (cf) {
 			field_str(cf, rec, s0, sizeof(s0));
-			snprintf(t->comm, sizeof(t->comm), "%s", s0);
+			copy_comm(t->comm, s0);
 		}
 		return stop_requested > 1;
 	}
@@ -424,7 +432,7 @@ static int on_record(struct tep_event *ev, struct tep_record *rec, int cpu, void
 		struct task *c = task_lookup(ctid, 1);
 		if (!c->tgid)                   /* no task_newtask: assume a process */
 			c->tgid = ctid;
-		snprintf(c->comm, sizeof(c->comm), "%s", s1);
+		copy_comm(c->comm, s1);
 		c->named = 1;
 		k.v[0] = (uint64_t)ptid;
 		k.v[1] = (uint64_t)ptgid;
@@ -440,7 +448,7 @@ static int on_record(struct tep_event *ev, struct tep_record *rec, int cpu, void
 		struct task *t = task_lookup(tid, 1);
 		t->tgid = tid;                  /* after de_thread the leader */
 		const char *base = strrchr(s0, '/');
-		snprintf(t->comm, sizeof(t->comm), "%s", base ? base + 1 : s0);
+		copy_comm(t->comm, base ? base + 1 : s0);
 		k.pid = tid;
 		lttng_ust_tracepoint(vmreplay_kernel, sched_process_exec, &k);
 		mark_maps_dirty(tid);

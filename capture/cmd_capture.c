@@ -64,6 +64,8 @@ static const char usage_text[] =
 	"      --swap-dir DIR      where a swap file goes (default /var/tmp)\n"
 	"  -p, --period MS         vmstat/memory.stat/maps snapshot period (default 100)\n"
 	"      --no-damon          do not set up DAMON\n"
+	"      --no-trace          the same session without recording anything (the\n"
+	"                          baseline for the capture's overhead); -o DIR stays empty\n"
 	"      --damon-intervals S,A,U  DAMON sample, aggregation and update\n"
 	"                          intervals in us (default 5000,100000,1000000)\n"
 	"      --buffer-kb N       tracefs ring buffer per CPU (default 8192)\n"
@@ -85,6 +87,7 @@ struct capture {
 	const char *swap_dir;
 	unsigned period_ms;
 	int damon_wanted;
+	int no_trace;               /* same session, nothing recorded */
 	uint64_t damon_sample_us, damon_aggr_us, damon_update_us;
 	unsigned buffer_kb;
 	int quiet;
@@ -837,7 +840,7 @@ static int wait_workload(struct capture *c)
 			break;
 		if (w < 0 && errno == ECHILD)
 			break;
-		if (waitpid(c->agent, NULL, WNOHANG) == c->agent) {
+		if (c->agent > 0 && waitpid(c->agent, NULL, WNOHANG) == c->agent) {
 			fail("the capture agent died; stopping the workload");
 			c->agent = 0;
 			sys_cgroup_signal(c->cgroup, SIGKILL);
@@ -892,6 +895,7 @@ int cmd_capture(int argc, char **argv)
 		{ "swap-dir", required_argument, 0, 'D' },
 		{ "period", required_argument, 0, 'p' },
 		{ "no-damon", no_argument, 0, 'N' },
+		{ "no-trace", no_argument, 0, 'T' },
 		{ "damon-intervals", required_argument, 0, 'I' },
 		{ "buffer-kb", required_argument, 0, 'B' },
 		{ "cleanup", no_argument, 0, 'C' },
@@ -934,6 +938,7 @@ int cmd_capture(int argc, char **argv)
 			c.period_ms = (unsigned)v;
 			break;
 		case 'N': c.damon_wanted = 0; break;
+		case 'T': c.no_trace = 1; break;
 		case 'I':
 			if (parse_intervals(optarg, &c) != 0)
 				return cli_error(EXIT_USAGE, CMD, "--damon-intervals: '%s' is not "
@@ -1010,20 +1015,29 @@ int cmd_capture(int argc, char **argv)
 	int rc = EXIT_FAIL, wl_status = -1, sig = 0;
 	unsigned long ipc_ns = 0;
 	uint64_t t0 = 0, t1 = 0;
-	if (setup_tracefs(&c) || (sig = pending_stop()) || setup_cgroup(&c) ||
-	    (sig = pending_stop()) || setup_swap(&c) || (sig = pending_stop()) ||
-	    start_workload(&c, &ipc_ns) || setup_damon(&c, c.workload) ||
-	    (sig = pending_stop()) || start_agent(&c) || (sig = pending_stop()) ||
-	    setup_lttng(&c, ipc_ns) || (sig = pending_stop()))
-		goto out;
-	agent_send(&c, "go\n");
-	if (agent_read(&c, 30000) != 0 || strcmp(c.agent_line, "ready") != 0) {
-		fail("the capture agent did not get ready");
-		goto out;
+	if (c.no_trace) {
+		/* The same cgroup, limit, swappiness and swap, nothing recorded:
+		 * the baseline the capture's overhead is measured against. */
+		if (setup_cgroup(&c) || (sig = pending_stop()) || setup_swap(&c) ||
+		    (sig = pending_stop()) || start_workload(&c, &ipc_ns) || (sig = pending_stop()))
+			goto out;
+		note(&c, "not recording (--no-trace): running %s", c.cmd[0]);
+	} else {
+		if (setup_tracefs(&c) || (sig = pending_stop()) || setup_cgroup(&c) ||
+		    (sig = pending_stop()) || setup_swap(&c) || (sig = pending_stop()) ||
+		    start_workload(&c, &ipc_ns) || setup_damon(&c, c.workload) ||
+		    (sig = pending_stop()) || start_agent(&c) || (sig = pending_stop()) ||
+		    setup_lttng(&c, ipc_ns) || (sig = pending_stop()))
+			goto out;
+		agent_send(&c, "go\n");
+		if (agent_read(&c, 30000) != 0 || strcmp(c.agent_line, "ready") != 0) {
+			fail("the capture agent did not get ready");
+			goto out;
+		}
+		if ((sig = pending_stop()))
+			goto out;
+		note(&c, "session %s: running %s", c.session, c.cmd[0]);
 	}
-	if ((sig = pending_stop()))
-		goto out;
-	note(&c, "session %s: running %s", c.session, c.cmd[0]);
 	t0 = now_ns();
 	if (write(c.wl_go, "g", 1) != 1) {
 		fail("cannot start the workload: %s", strerror(errno));
@@ -1087,6 +1101,10 @@ out:
 			"(listed above); run 'vmreplay capture --cleanup'\n", failed);
 	else if (!c.quiet)
 		fprintf(stderr, "vmreplay capture: every setting restored\n");
+	if (c.no_trace && t0)
+		fprintf(stderr, "vmreplay capture: workload %s after %.3f s (status %d); nothing recorded "
+			"(--no-trace)\n", wl_status >= 128 ? "killed" : wl_status == 0 ? "ended" : "failed",
+			(double)(t1 - t0) / 1e9, wl_status);
 	if (c.session[0] && t0) {
 		fprintf(stderr, "vmreplay capture: workload %s after %.3f s (status %d)\n",
 			wl_status >= 128 ? "killed" : wl_status == 0 ? "ended" : "failed",

@@ -1217,10 +1217,12 @@ int kevents_finish(struct kevents *k, struct sink *s)
 				w.ex.e[w.ex.n].ts = k->kev[i].ts_ns;
 				w.ex.n++;
 			}
-		qsort(w.ex.e, w.ex.n, sizeof(*w.ex.e), cmp_exec);
+		if (w.ex.n)
+			qsort(w.ex.e, w.ex.n, sizeof(*w.ex.e), cmp_exec);
 		for (size_t i = 0; i < k->nr_snap; i++)
 			k->snap[i].epoch = epoch_of(&w.ex, (uint32_t)k->snap[i].pid, k->snap[i].ts);
-		qsort(k->snap, k->nr_snap, sizeof(*k->snap), cmp_snap);
+		if (k->nr_snap)
+			qsort(k->snap, k->nr_snap, sizeof(*k->snap), cmp_snap);
 		ingest_sink_track_residency(s);
 
 		/* One walk over demand and process/reclaim events in time order. */
@@ -1338,7 +1340,8 @@ int kevents_finish(struct kevents *k, struct sink *s)
 				goto oom;
 		for (size_t n = 0; n < k->nr_out; n++)
 			k->out[n].reserved = (uint32_t)n;
-		qsort(k->out, k->nr_out, sizeof(*k->out), cmp_kev);
+		if (k->nr_out)
+			qsort(k->out, k->nr_out, sizeof(*k->out), cmp_kev);
 		for (size_t n = 0; n < k->nr_out; n++)
 			k->out[n].reserved = 0;
 		ingest_sink_name_tasks(s, name_task, k);

@@ -81,7 +81,7 @@ check "analyze text: latencies as order-latency_in_ms" grep -q '^task-7 .* -1-2.
 
 # --- a recorded trace against an independent count ----------------------
 trace=""
-for d in traces/*-sw100/ctf; do [ -d "$d" ] && { trace=$d; break; }; done
+for d in traces/reader-sw100/ctf traces/*-sw100/ctf; do [ -d "$d" ] && { trace=$d; break; }; done
 if [ -z "$trace" ]; then
     skip "analyze on a recorded trace" "no traces/*-sw100 kernel capture in this checkout"
 else

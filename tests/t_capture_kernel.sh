@@ -41,17 +41,20 @@ tmp=$(mktemp -d /tmp/t_capture_kernel.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 export VMREPLAY_CACHE=$tmp/cache
 
-# Everything the capture may change, as one text to compare.
+# Everything the captures of this test may change, as one text to compare.
+# Names carry the capture's pid, so captures of other runs (a concurrent
+# make check) are left out.
+mine=0
 state() {
+    local re="($(echo $mine | tr ' ' '|'))"
     echo "swappiness $(cat /proc/sys/vm/swappiness)"
-    echo "swaps $(tail -n +2 /proc/swaps | awk '{print $1}' | sort | tr '\n' ' ')"
+    echo "swaps $(tail -n +2 /proc/swaps | awk '{print $1}' | grep -E "vmreplay-swap-$re\$" | tr '\n' ' ')"
     echo "cgroups $(ls -d /sys/fs/cgroup/memory/vmreplay-capture-* /sys/fs/cgroup/vmreplay-capture-* \
-        /sys/fs/cgroup/unified/vmreplay-capture-* 2>/dev/null | tr '\n' ' ')"
-    echo "instances $(ls /sys/kernel/tracing/instances 2>/dev/null | grep '^vmreplay-' | tr '\n' ' ')"
-    echo "sessions $(lttng list 2>/dev/null | grep -o 'vmreplay-capture-[^ ]*' | tr '\n' ' ')"
-    echo "journals $(ls /run/vmreplay 2>/dev/null | tr '\n' ' ')"
-    echo "swapfiles $(ls /var/tmp 2>/dev/null | grep '^vmreplay-swap' | tr '\n' ' ')"
-    echo "zram $(ls /sys/block 2>/dev/null | grep -c zram)"
+        /sys/fs/cgroup/unified/vmreplay-capture-* 2>/dev/null | grep -E "vmreplay-capture-$re\$" | tr '\n' ' ')"
+    echo "instances $(ls /sys/kernel/tracing/instances 2>/dev/null | grep -E "^vmreplay-$re-" | tr '\n' ' ')"
+    echo "sessions $(lttng list 2>/dev/null | grep -oE "vmreplay-capture-$re-[^ ]*" | tr '\n' ' ')"
+    echo "journals $(ls /run/vmreplay 2>/dev/null | grep -E "^capture-$re\$" | tr '\n' ' ')"
+    echo "swapfiles $(ls /var/tmp 2>/dev/null | grep -E "^vmreplay-swap-$re\$" | tr '\n' ' ')"
     local d=/sys/kernel/mm/damon/admin/kdamonds
     [ -d $d ] && echo "damon $(cat $d/nr_kdamonds) $(cat $d/*/state 2>/dev/null | tr '\n' ' ')"
 }
@@ -63,16 +66,21 @@ restored() {  # LABEL
 }
 # the workload: 2 threads storing to 48 MiB under a 32 MiB limit (memcg
 # reclaim and swap-out), then reading back a 24 MiB file
+# (ASAN_OPTIONS: under check-asan, liblttng-ust's own allocations would
+# make the instrumented workload fail at exit)
+noleak="env ASAN_OPTIONS=detect_leaks=0"
 cat >"$tmp/job.sh" <<EOF
 #!/bin/sh
-$wl/anon-storm -t 2 -m 48 -n 3000 || exit 1
+$noleak $wl/anon-storm -t 2 -m 48 -n 3000 || exit 1
 head -c 24M /dev/zero > $tmp/data && cat $tmp/data > /dev/null && rm $tmp/data
 EOF
 chmod +x "$tmp/job.sh"
 
 # --- a whole session ------------------------------------------------------
-"$vmr" capture -o "$tmp/s1" --limit 32M --swappiness 100 -- "$tmp/job.sh" >"$tmp/s1.log" 2>&1
-rc=$?
+"$vmr" capture -o "$tmp/s1" --limit 32M --swappiness 100 -- "$tmp/job.sh" >"$tmp/s1.log" 2>&1 &
+cap=$!
+mine="$mine $cap"
+wait $cap; rc=$?
 check "capture: exit status is the workload's (0)" test $rc -eq 0
 restored "after a normal end"
 check "capture: reports 0 discarded events (LTTng and ftrace)" \
@@ -119,9 +127,10 @@ wait_workload() {
         sleep 0.1
     done
 }
-"$vmr" capture -q -o "$tmp/s2" --limit 32M --swappiness 60 -- "$wl/anon-storm" -t 2 -m 48 -n 0 -d 30 \
+"$vmr" capture -q -o "$tmp/s2" --limit 32M --swappiness 60 -- $noleak "$wl/anon-storm" -t 2 -m 48 -n 0 -d 30 \
     >"$tmp/s2.log" 2>&1 &
 cap=$!
+mine="$mine $cap"
 w=$(wait_workload $cap)
 check "SIGKILL: the workload runs in the capture's cgroup" test -n "$w"
 sleep 0.5
@@ -132,9 +141,10 @@ check "SIGKILL: the trace up to the kill is there" test -s "$tmp/s2/ust/uid/0/64
 restored "after the workload was killed with SIGKILL"
 
 # --- Ctrl-C: SIGINT to the capture's process group ------------------------
-setsid "$vmr" capture -q -o "$tmp/s3" --limit 32M -- "$wl/anon-storm" -t 2 -m 48 -n 0 -d 30 \
+setsid "$vmr" capture -q -o "$tmp/s3" --limit 32M -- $noleak "$wl/anon-storm" -t 2 -m 48 -n 0 -d 30 \
     >"$tmp/s3.log" 2>&1 &
 cap=$!
+mine="$mine $cap"
 w=$(wait_workload $cap)
 sleep 0.5
 kill -INT -- -"$cap"
@@ -144,11 +154,11 @@ check "Ctrl-C: the trace is written whole" babeltrace2 "$tmp/s3/ust/uid/0/64-bit
 restored "after Ctrl-C"
 
 # --- the capture itself killed: the journal undoes it ----------------------
-"$vmr" capture -q -o "$tmp/s4" --limit 32M -- "$wl/anon-storm" -t 2 -m 48 -n 0 -d 30 >"$tmp/s4.log" 2>&1 &
+"$vmr" capture -q -o "$tmp/s4" --limit 32M -- $noleak "$wl/anon-storm" -t 2 -m 48 -n 0 -d 30 >"$tmp/s4.log" 2>&1 &
 cap=$!
+mine="$mine $cap"
 w=$(wait_workload $cap)
-kill -KILL $cap
-wait $cap 2>/dev/null
+{ kill -KILL $cap; wait $cap; } 2>/dev/null
 check "a killed capture leaves its journal" test -e /run/vmreplay/capture-$cap
 "$vmr" capture --cleanup >"$tmp/s4.clean" 2>&1
 check "capture --cleanup undoes it" grep -q "undoing what capture $cap left behind" "$tmp/s4.clean"
