@@ -828,7 +828,7 @@ static void damon_refresh(const int *pids, int n)
 		write_str(path, val);
 	}
 	snprintf(path, sizeof(path), "%s/state", opt.damon_dir);
-	if (write_str(path, nr_damon_targets < 0 ? "on" : "commit") != 0 && nr_damon_targets >= 0) {
+	if (write_str(path, "commit") != 0) {
 		fprintf(stderr, PROG ": warning: DAMON: commit failed: %s\n", strerror(errno));
 		return;
 	}
@@ -923,6 +923,12 @@ static void emit_session(void)
 	struct task *t = task_lookup(opt.root_pid, 1);
 	t->tgid = opt.root_pid;
 	tgid_of(opt.root_pid, now_mono());   /* name the root task */
+	if (opt.damon_dir) {
+		/* the front end started the kdamond with the root as target 0 */
+		damon_targets[0] = opt.root_pid;
+		nr_damon_targets = 1;
+		lttng_ust_tracepoint(vmreplay_capture, damon_target, now_mono(), 0u, opt.root_pid);
+	}
 }
 
 static void on_term(int sig)
