@@ -16,6 +16,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #define VMSTAT_NAME(name) #name,
 const char *const vmstat_text[NR_VM_ITEMS] = { VMSTAT_ITEMS(VMSTAT_NAME) };
@@ -648,6 +649,21 @@ static void setup_watermarks(struct pglist_data *pgdat, uint64_t page_size)
 	pgdat->watermark[WMARK_HIGH] = min + 2 * tmp;
 }
 
+/* The folio array is read at random on every access and every scan: on
+ * a large trace its TLB misses cost as much as its cache misses, so it
+ * asks for transparent huge pages (a hint; zeroed either way). */
+static struct folio *folio_array_alloc(uint32_t nr, size_t *bytes)
+{
+	size_t want = (size_t)(nr ? nr : 1) * sizeof(struct folio);
+	size_t huge = 2u << 20;
+	*bytes = (want + huge - 1) / huge * huge;
+	void *p = mmap(NULL, *bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	madvise(p, *bytes, MADV_HUGEPAGE);
+	return p;
+}
+
 static uint64_t meta_u64(const struct vmr *v, const char *key, uint64_t def)
 {
 	char buf[64];
@@ -754,7 +770,7 @@ int engine_init(struct engine *e, const struct vmr *v, const struct engine_param
 	if (sim_init(&e->sim, EV_WAKE) != 0)
 		goto oom;
 	e->nr_folios = (uint32_t)v->hdr->nr_pages;
-	e->folio = calloc(e->nr_folios ? e->nr_folios : 1, sizeof(*e->folio));
+	e->folio = folio_array_alloc(e->nr_folios, &e->folio_bytes);
 	if (!e->folio)
 		goto oom;
 	for (uint32_t i = 0; i < e->nr_folios; i++)
@@ -915,7 +931,8 @@ void engine_free(struct engine *e)
 	sim_waitq_free(&e->folio_wait);
 	backing_free(&e->swap);
 	backing_free(&e->file);
-	free(e->folio);
+	if (e->folio)
+		munmap(e->folio, e->folio_bytes);
 	free(e->memcgs);
 	free(e->tasks);
 	free(e->procs);

@@ -97,6 +97,7 @@ struct engine {
 
 	struct folio *folio;
 	uint32_t nr_folios;
+	size_t folio_bytes;          /* the mapping behind folio[] */
 	struct pglist_data node;
 	struct mem_cgroup *memcgs;
 	int nr_memcgs;
