@@ -60,36 +60,6 @@ enum { MEMCG_LRU_NOP, MEMCG_LRU_HEAD, MEMCG_LRU_TAIL, MEMCG_LRU_OLD, MEMCG_LRU_Y
 #define MGLRU_DEBUG_CHECK(e, where) do { } while (0)
 #endif
 
-static int mglru_flag(struct engine *e, unsigned bit)
-{
-	return (mglru_of(e)->flags & bit) != 0;
-}
-
-/* ---- shorthand helpers ----------------------------------------------------- */
-
-/* min_type / max_type: the evictable types at this swappiness. */
-static inline int min_type(int swappiness) { return !swappiness; }
-static inline int max_type(int swappiness) { return swappiness < SWAPPINESS_ANON_ONLY; }
-#define for_each_evictable_type(type, swappiness) \
-	for ((type) = min_type(swappiness); (type) <= max_type(swappiness); (type)++)
-
-static inline uint64_t evictable_min_seq(const uint64_t *min_seq, int swappiness)
-{
-	uint64_t a = min_seq[min_type(swappiness)], b = min_seq[max_type(swappiness)];
-	return a < b ? a : b;
-}
-
-static inline int get_nr_gens(const struct lru_gen_folio *lrugen, int type)
-{
-	return (int)(lrugen->max_seq - lrugen->min_seq[type] + 1);
-}
-
-static inline int lru_gen_is_active(const struct lru_gen_folio *lrugen, int gen)
-{
-	return gen == lru_gen_from_seq(lrugen->max_seq) ||
-	       gen == lru_gen_from_seq(lrugen->max_seq - 1);
-}
-
 static inline void folio_set_gen(struct folio *f, int gen)
 {
 	f->gen_refs = (uint8_t)(((gen + 1) << 4) | (f->gen_refs & 3));
@@ -1114,7 +1084,7 @@ static int isolate_folios(struct engine *e, uint64_t nr_to_scan, int memcg, stru
  * generation — and retry once the clean ones that may have missed their
  * writeback rotation.  NR_ISOLATED_ANON/FILE cover the interval
  * (variants.md §1, every MGLRU policy).  Returns the folios examined. */
-static int __evict_folios(struct engine *e, uint64_t nr_to_scan, int memcg, struct scan_control *sc,
+int __evict_folios(struct engine *e, uint64_t nr_to_scan, int memcg, struct scan_control *sc,
 			  int swappiness, int force_type, int *exhausted)
 {
 	struct lru_gen_folio *lrugen = mglru_lruvec(e, memcg);
@@ -1241,33 +1211,6 @@ uint64_t lruvec_evictable_size(const struct lru_gen_folio *lrugen, int swappines
 	return total;
 }
 
-/* lru_gen_imbalanced (mglru+swappiness sw-imbalance, inferred): with
- * MIN_NR_GENS + 1 generations, the oldest holds less than an eighth of the
- * evictable pages or the youngest more than seven eighths — the pre-2025
- * rule (1/4, 1/2) made looser, the threshold a fraction of the lruvec's
- * size; lruvecs under MIN_LRU_BATCH pages never count. */
-static int lru_gen_imbalanced(const struct lru_gen_folio *lrugen, int swappiness)
-{
-	uint64_t total = 0, young = 0, old = 0;
-	int type;
-	if (evictable_min_seq(lrugen->min_seq, swappiness) + MIN_NR_GENS != lrugen->max_seq)
-		return 0;
-	for_each_evictable_type(type, swappiness) {
-		for (uint64_t seq = lrugen->min_seq[type]; seq <= lrugen->max_seq; seq++) {
-			int64_t n = lrugen->nr_pages[lru_gen_from_seq(seq)][type];
-			uint64_t size = n > 0 ? (uint64_t)n : 0;
-			total += size;
-			if (seq == lrugen->max_seq)
-				young += size;
-			else if (seq + MIN_NR_GENS == lrugen->max_seq)
-				old += size;
-		}
-	}
-	if (total < MIN_LRU_BATCH)
-		return 0;
-	return old < total / 8 || young > total - total / 8;
-}
-
 /* should_run_aging: must age when nothing can be evicted; otherwise not at
  * DEF_PRIORITY (gentle reclaim); else age when only MIN_NR_GENS + 1
  * generations remain.
@@ -1324,7 +1267,7 @@ static uint64_t get_nr_to_scan(struct lru_gen_folio *lrugen, const struct scan_c
 /* should_abort_scan: the goal is met; or kswapd has every eligible zone
  * above the high watermark with MIN_LRU_BATCH to spare.  (The mm tree has
  * no root_reclaim test here: memcg reclaim stops at its goal too.) */
-static int should_abort_scan(struct engine *e, const struct scan_control *sc)
+int should_abort_scan(struct engine *e, const struct scan_control *sc)
 {
 	uint64_t goal = sc->nr_to_reclaim > 2 ? sc->nr_to_reclaim : 2;   /* compact_gap(0) */
 	if (sc->nr_reclaimed >= goal)
@@ -1336,13 +1279,11 @@ static int should_abort_scan(struct engine *e, const struct scan_control *sc)
 
 /* The pre-rework tail of try_to_shrink_lruvec: the coldest file folios
  * were all dirty and nobody queued them — wake the flushers. */
-static void lru_gen_wakeup_flusher(struct engine *e, struct scan_control *sc)
+void lru_gen_wakeup_flusher(struct engine *e, struct scan_control *sc)
 {
 	if (sc->nr.unqueued_dirty && sc->nr.unqueued_dirty == sc->nr.file_taken)
 		engine_wakeup_flusher(e);
 }
-
-static int try_to_shrink_lruvec_balanced(struct engine *e, int memcg, struct scan_control *sc);
 
 /* try_to_shrink_lruvec: the scan number once, then batches of
  * MIN_LRU_BATCH: age when should_run_aging says so, evict, stop at the goal
@@ -1392,206 +1333,6 @@ int try_to_shrink_lruvec(struct engine *e, int memcg, struct scan_control *sc)
 		if (root_reclaim(sc) && should_age)
 			break;
 		nr_to_scan -= delta;
-	}
-	lru_gen_wakeup_flusher(e, sc);
-	return need_rotate;
-}
-
-/* ---- mglru+iso-throttle -------------------------------------------------------------- */
-
-/* lru_gen_too_many_isolated: more of TYPE isolated from this lruvec than
- * its evictable pages / MIN_NR_GENS (an eighth of them first, for callers
- * allowed IO and FS).  Never for kswapd; writeback throttling is always
- * sane here (cgroup v2). */
-int lru_gen_too_many_isolated(struct engine *e, const struct lru_gen_folio *lrugen, int type,
-			      const struct scan_control *sc)
-{
-	(void)e;
-	if (sc->kswapd)
-		return 0;
-	uint64_t evictable = lruvec_type_evictable_size(lrugen, type);
-	if (sc->gfp_io_fs)
-		evictable >>= 3;
-	return lrugen->nr_isolated[type] > evictable / MIN_NR_GENS;
-}
-
-/* throttle_evictable_types: at the top of evict_folios.  The evictable
- * types that are not over-isolated are allowed (and isolation waiters are
- * woken); nothing evictable returns 0 at once; if every evictable type is
- * over-isolated the reclaimer sleeps once (reclaim_throttle ISOLATED, up to
- * HZ/50 or until woken), and gives up if they still are. */
-unsigned throttle_evictable_types(struct engine *e, int memcg, int swappiness,
-				  struct scan_control *sc, int *fatal)
-{
-	struct lru_gen_folio *lrugen = mglru_lruvec(e, memcg);
-	int stalled = 0;
-	*fatal = 0;
-	for (;;) {
-		unsigned allowed = 0;
-		int evictable = 0, type;
-		for_each_evictable_type(type, swappiness) {
-			if (!lruvec_type_evictable_size(lrugen, type))
-				continue;
-			evictable = 1;
-			if (!lru_gen_too_many_isolated(e, lrugen, type, sc))
-				allowed |= 1u << type;
-		}
-		if (!evictable)
-			return 0;
-		if (allowed) {
-			sim_wake_all(&e->sim, &e->node.reclaim_wait[VMSCAN_THROTTLE_ISOLATED]);
-			return allowed;
-		}
-		if (stalled)
-			return 0;
-		stalled = 1;
-		reclaim_throttle(e, VMSCAN_THROTTLE_ISOLATED);
-		if (fatal_signal_pending(e, sc->task)) {
-			*fatal = 1;
-			return 0;
-		}
-	}
-}
-
-/* ---- mglru+scan-balance ------------------------------------------------------------- */
-
-enum scan_balance { SCAN_EQUAL, SCAN_FRACT, SCAN_ANON, SCAN_FILE };
-
-/* lru_gen_scan_balance: get_scan_count for MGLRU (the reviewer's
- * proposal): per type (evictable - isolated) >> priority, split by the
- * classic rules — file only without swap (swappiness 0 here), anon only
- * for SWAPPINESS_ANON_ONLY or a tiny file LRU (global reclaim), equal at
- * priority 0, otherwise the fraction from swappiness and the target's
- * costs.  cache_trim_mode is left out: it rests on the classic refault
- * snapshots MGLRU does not keep (inferred). */
-void lru_gen_scan_balance(struct engine *e, int memcg, struct scan_control *sc, int swappiness,
-			  uint64_t nr[ANON_AND_FILE])
-{
-	struct lru_gen_folio *lrugen = mglru_lruvec(e, memcg);
-	uint64_t fraction[ANON_AND_FILE] = { 0, 0 }, denominator = 0;
-	enum scan_balance balance;
-
-	if (!swappiness) {
-		balance = SCAN_FILE;
-	} else if (swappiness == SWAPPINESS_ANON_ONLY) {
-		balance = SCAN_ANON;
-	} else if (!sc->priority) {
-		balance = SCAN_EQUAL;
-	} else {
-		int file_is_tiny = 0;
-		if (!cgroup_reclaim(sc)) {
-			uint64_t file = lruvec_page_state(e, 0, LRU_ACTIVE_FILE) +
-					lruvec_page_state(e, 0, LRU_INACTIVE_FILE);
-			uint64_t anon = lruvec_page_state(e, 0, LRU_INACTIVE_ANON);
-			file_is_tiny = file + e->node.nr_free <= e->node.watermark[WMARK_HIGH] &&
-				       (anon >> sc->priority);
-		}
-		if (file_is_tiny) {
-			balance = SCAN_ANON;
-		} else {
-			int target = sc->target_mem_cgroup < 0 ? 0 : sc->target_mem_cgroup;
-			const struct lruvec *tlv = &e->memcgs[target].lruvec;
-			uint64_t total_cost = tlv->anon_cost + tlv->file_cost;
-			uint64_t anon_cost = total_cost + tlv->anon_cost;
-			uint64_t file_cost = total_cost + tlv->file_cost;
-			total_cost = anon_cost + file_cost;
-			balance = SCAN_FRACT;
-			fraction[0] = (uint64_t)swappiness * (total_cost + 1) / (anon_cost + 1);
-			fraction[1] = (uint64_t)(MAX_SWAPPINESS - swappiness) * (total_cost + 1) /
-				      (file_cost + 1);
-			denominator = fraction[0] + fraction[1];
-		}
-	}
-	for (int type = 0; type < ANON_AND_FILE; type++) {
-		uint64_t size = lruvec_type_evictable_size(lrugen, type);
-		uint64_t iso = lrugen->nr_isolated[type];
-		uint64_t scan = (size > iso ? size - iso : 0) >> sc->priority;
-		switch (balance) {
-		case SCAN_EQUAL:
-			break;
-		case SCAN_FRACT:
-			scan = denominator ? scan * fraction[type] / denominator : 0;
-			break;
-		case SCAN_FILE:
-		case SCAN_ANON:
-			if ((balance == SCAN_FILE) != type)
-				scan = 0;
-			break;
-		}
-		nr[type] = scan;
-	}
-}
-
-/* The whole lruvec's isolation check: total isolated > total size /
- * MIN_NR_GENS.  kswapd is exempt (inferred, as for every isolation
- * throttle).  Sleeps once; returns 1 if reclaim of this lruvec should stop. */
-static int lru_gen_balance_throttle(struct engine *e, struct lru_gen_folio *lrugen,
-				    struct scan_control *sc)
-{
-	int stalled = 0;
-	for (;;) {
-		if (sc->kswapd)
-			return 0;
-		uint64_t size = lruvec_type_evictable_size(lrugen, 0) + lruvec_type_evictable_size(lrugen, 1);
-		uint64_t isolated = lrugen->nr_isolated[0] + lrugen->nr_isolated[1];
-		if (isolated <= size / MIN_NR_GENS) {
-			sim_wake_all(&e->sim, &e->node.reclaim_wait[VMSCAN_THROTTLE_ISOLATED]);
-			return 0;
-		}
-		if (stalled)
-			return 1;
-		stalled = 1;
-		reclaim_throttle(e, VMSCAN_THROTTLE_ISOLATED);
-		if (fatal_signal_pending(e, sc->task)) {
-			sc->nr_reclaimed += SWAP_CLUSTER_MAX;
-			return 1;
-		}
-	}
-}
-
-/* try_to_shrink_lruvec for mglru+scan-balance (inferred where the review
- * is silent): the budget per type once per visit, then rounds that evict
- * each type in MIN_LRU_BATCH steps to its target — aging when that type
- * has no evictable generation instead of spilling into the other — with
- * the lruvec throttle before each round and the base's aging and stop
- * rules. */
-static int try_to_shrink_lruvec_balanced(struct engine *e, int memcg, struct scan_control *sc)
-{
-	struct lru_gen_folio *lrugen = mglru_lruvec(e, memcg);
-	int need_rotate = 0, aged = 0;
-	int swappiness = get_swappiness(e, memcg, sc);
-	uint64_t nr[ANON_AND_FILE];
-
-	lru_gen_scan_balance(e, memcg, sc, swappiness, nr);
-	if (sc->rec) {
-		sc->rec->target_anon += nr[LRU_GEN_ANON];
-		sc->rec->target_file += nr[LRU_GEN_FILE];
-	}
-	while (nr[LRU_GEN_ANON] || nr[LRU_GEN_FILE]) {
-		if (lru_gen_balance_throttle(e, lrugen, sc))
-			break;
-		for (int type = 0; type < ANON_AND_FILE; type++) {
-			if (!nr[type])
-				continue;
-			uint64_t max_seq = lrugen->max_seq;
-			if (should_run_aging(e, lrugen, max_seq, sc, swappiness) ||
-			    lrugen->min_seq[type] + MIN_NR_GENS > max_seq) {
-				if (try_to_inc_max_seq(e, memcg, max_seq, swappiness, sc))
-					need_rotate = 1;
-				aged = 1;
-			}
-			uint64_t batch = nr[type] < MIN_LRU_BATCH ? nr[type] : MIN_LRU_BATCH;
-			int delta = __evict_folios(e, batch, memcg, sc, swappiness, type, NULL);
-			if (!delta) {
-				nr[type] = 0;
-				continue;
-			}
-			nr[type] -= (uint64_t)delta < nr[type] ? (uint64_t)delta : nr[type];
-		}
-		if (should_abort_scan(e, sc))
-			break;
-		if (root_reclaim(sc) && aged)
-			break;
 	}
 	lru_gen_wakeup_flusher(e, sc);
 	return need_rotate;
@@ -1894,130 +1635,6 @@ out:
 	return rc;
 }
 
-/* ---- consistency (tests) ------------------------------------------------------------------ */
-
-/* mglru_check: the invariants of every lruvec — the generation window,
- * lists against flags and sizes, nr_pages against the gen fields, the
- * active/inactive sizes shared code reads, and no folio lost: every
- * resident folio is on a list or isolated.  0, or -1 with the first
- * violation in ERR. */
-int mglru_check(struct engine *e, char *err, size_t len)
-{
-	struct mglru *m = mglru_of(e);
-	int64_t *count = calloc((size_t)m->nr_lrugen * MAX_NR_GENS * ANON_AND_FILE, sizeof(*count));
-	uint64_t listed = 0, resident = 0, isolated = 0;
-	int rc = -1;
-	if (!count) {
-		snprintf(err, len, "out of memory");
-		return -1;
-	}
-	for (int mc = 0; mc < m->nr_lrugen; mc++) {
-		const struct lru_gen_folio *lv = m->lrugen[mc];
-		for (int type = 0; type < ANON_AND_FILE; type++) {
-			int n = get_nr_gens(lv, type);
-			if (n < (int)MIN_NR_GENS || n > (int)MAX_NR_GENS) {
-				snprintf(err, len, "memcg %d type %d: %d generations", mc, type, n);
-				goto out;
-			}
-		}
-		for (unsigned gen = 0; gen < MAX_NR_GENS; gen++)
-			for (int type = 0; type < ANON_AND_FILE; type++) {
-				uint32_t prev = NIL;
-				for (uint32_t pfn = lv->head[gen][type]; pfn != NIL; pfn = e->folio[pfn].next) {
-					const struct folio *f = &e->folio[pfn];
-					int g = folio_lru_gen(f);
-					if (f->prev != prev || f->lru != gen * 2 + (unsigned)type ||
-					    f->memcg != mc || folio_is_file_lru(f) != type ||
-					    (f->flags & (PG_lru | PG_isolated | PG_resident | PG_active)) !=
-					    (PG_lru | PG_resident) || g < 0) {
-						snprintf(err, len, "memcg %d list %u/%d: folio %u misfiled "
-							 "(flags %#x lru %u gen %d)", mc, gen, type, pfn,
-							 f->flags, f->lru, g);
-						goto out;
-					}
-					/* No list older than min_seq holds folios (mid-aging,
-					 * with a type not moved by inc_min_seq, it may).  The
-					 * gen field is not compared with the list: the known
-					 * inversion leaves lazily promoted folios behind. */
-					uint64_t seq_list = lv->max_seq - (uint64_t)((lru_gen_from_seq(lv->max_seq) - (int)gen + 4) % 4);
-					if (!e->sim.current && seq_list < lv->min_seq[type]) {
-						snprintf(err, len, "memcg %d: folio %u on gen %u has gen %d "
-							 "(min %llu max %llu)", mc, pfn, gen, g,
-							 (unsigned long long)lv->min_seq[type],
-							 (unsigned long long)lv->max_seq);
-						goto out;
-					}
-					count[((size_t)mc * MAX_NR_GENS + (size_t)g) * ANON_AND_FILE + (size_t)type]++;
-					listed++;
-					prev = pfn;
-				}
-				if (lv->tail[gen][type] != prev) {
-					snprintf(err, len, "memcg %d list %u/%d: bad tail", mc, gen, type);
-					goto out;
-				}
-			}
-		uint64_t size[NR_LRU_LISTS] = { 0 };
-		for (unsigned gen = 0; gen < MAX_NR_GENS; gen++)
-			for (int type = 0; type < ANON_AND_FILE; type++) {
-				int64_t c = count[((size_t)mc * MAX_NR_GENS + gen) * ANON_AND_FILE + (size_t)type];
-				if (lv->nr_pages[gen][type] != c) {
-					snprintf(err, len, "memcg %d: nr_pages[%u][%d] %lld, %lld folios", mc,
-						 gen, type, (long long)lv->nr_pages[gen][type], (long long)c);
-					goto out;
-				}
-				size[type * 2 + lru_gen_is_active(lv, (int)gen)] += (uint64_t)c;
-			}
-		for (int l = 0; l < NR_LRU_LISTS; l++)
-			if (size[l] != e->memcgs[mc].lruvec.size[l]) {
-				snprintf(err, len, "memcg %d: lru size[%d] %llu, generations say %llu", mc, l,
-					 (unsigned long long)e->memcgs[mc].lruvec.size[l],
-					 (unsigned long long)size[l]);
-				goto out;
-			}
-	}
-	uint64_t *iso = calloc((size_t)m->nr_lrugen * ANON_AND_FILE, sizeof(*iso));
-	if (!iso) {
-		snprintf(err, len, "out of memory");
-		goto out;
-	}
-	for (uint32_t pfn = 0; pfn < e->nr_folios; pfn++)
-		if (e->folio[pfn].flags & PG_isolated)
-			iso[(size_t)e->folio[pfn].memcg * ANON_AND_FILE + (size_t)folio_is_file_lru(&e->folio[pfn])]++;
-	for (int mc = 0; mc < m->nr_lrugen; mc++)
-		for (int type = 0; type < ANON_AND_FILE; type++)
-			/* shrink_folio_list frees folios before their batch is put
-			 * back: mid-flight the counter may be ahead */
-			if (m->lrugen[mc]->nr_isolated[type] < iso[(size_t)mc * ANON_AND_FILE + (size_t)type] ||
-			    (!e->sim.current &&
-			     m->lrugen[mc]->nr_isolated[type] != iso[(size_t)mc * ANON_AND_FILE + (size_t)type])) {
-				snprintf(err, len, "memcg %d: nr_isolated[%d] %llu, %llu folios isolated", mc,
-					 type, (unsigned long long)m->lrugen[mc]->nr_isolated[type],
-					 (unsigned long long)iso[(size_t)mc * ANON_AND_FILE + (size_t)type]);
-				free(iso);
-				goto out;
-			}
-	free(iso);
-	for (uint32_t pfn = 0; pfn < e->nr_folios; pfn++) {
-		const struct folio *f = &e->folio[pfn];
-		resident += !!(f->flags & PG_resident);
-		isolated += (f->flags & (PG_resident | PG_isolated)) == (PG_resident | PG_isolated);
-		if (!(f->flags & PG_resident) && f->gen_refs) {
-			snprintf(err, len, "folio %u: not resident, gen_refs %#x", pfn, f->gen_refs);
-			goto out;
-		}
-	}
-	if (listed + isolated != resident) {
-		snprintf(err, len, "%llu listed + %llu isolated != %llu resident",
-			 (unsigned long long)listed, (unsigned long long)isolated,
-			 (unsigned long long)resident);
-		goto out;
-	}
-	rc = 0;
-out:
-	free(count);
-	return rc;
-}
-
 /* ---- set-up ------------------------------------------------------------------------------ */
 
 static void mglru_exit(struct engine *e)
@@ -2105,90 +1722,3 @@ const struct reclaim_policy policy_mglru_swappiness_iso_throttle = {
 	MGLRU_OPS,
 };
 
-/* The switches, in canonical order. */
-static const struct {
-	const char *name;
-	unsigned flags;
-} mglru_switches[] = {
-	{ "swappiness", MGLRU_SWAPPINESS },
-	{ "sw-age-pref", MGLRU_SW_AGE_PREF },
-	{ "sw-no-gentle", MGLRU_SW_NO_GENTLE },
-	{ "sw-boost", MGLRU_SW_BOOST },
-	{ "sw-exhaustion", MGLRU_SW_EXHAUSTION },
-	{ "sw-retry-race", MGLRU_SW_RETRY_RACE },
-	{ "sw-no-inversion", MGLRU_SW_NO_INVERSION },
-	{ "sw-batched", MGLRU_SW_BATCHED },
-	{ "sw-imbalance", MGLRU_SW_IMBALANCE },
-	{ "sw-boost-gain", MGLRU_SW_BOOST_GAIN },
-	{ "iso-throttle", MGLRU_ISO_THROTTLE },
-	{ "scan-balance", MGLRU_SCAN_BALANCE },
-};
-#define NR_MGLRU_SWITCHES (sizeof(mglru_switches) / sizeof(mglru_switches[0]))
-
-const char mglru_switches_help[] =
-	"  mglru+SWITCH[+SWITCH...]   any composition, in any order, of: swappiness\n"
-	"                             (= every sw-* rule but sw-boost-gain), sw-age-pref,\n"
-	"                             sw-no-gentle, sw-boost, sw-exhaustion, sw-retry-race,\n"
-	"                             sw-no-inversion, sw-batched, sw-imbalance,\n"
-	"                             sw-boost-gain, iso-throttle, scan-balance\n";
-
-/* The canonical name of FLAGS: "mglru", then the switches in table order,
- * "swappiness" standing for the full set of its rules. */
-static void mglru_canonical_name(unsigned flags, char *buf, size_t len)
-{
-	size_t off = (size_t)snprintf(buf, len, "mglru");
-	unsigned left = flags;
-	for (size_t i = 0; i < NR_MGLRU_SWITCHES && off < len; i++) {
-		unsigned f = mglru_switches[i].flags;
-		if ((left & f) == f && f) {
-			off += (size_t)snprintf(buf + off, len - off, "+%s", mglru_switches[i].name);
-			left &= ~f;
-		}
-	}
-}
-
-const struct reclaim_policy *mglru_policy_find(const char *name)
-{
-	static const struct reclaim_policy *const named[] = {
-		&policy_mglru, &policy_mglru_swappiness, &policy_mglru_iso_throttle,
-		&policy_mglru_scan_balance, &policy_mglru_swappiness_iso_throttle,
-	};
-	static struct reclaim_policy made[64];
-	static char made_name[64][160];
-	static size_t nr_made;
-
-	if (strncmp(name, "mglru", 5) != 0 || (name[5] != '\0' && name[5] != '+'))
-		return NULL;
-	unsigned flags = 0, seen = 0;
-	for (const char *p = name + 5; *p;) {
-		p++;                                 /* the '+' */
-		size_t n = strcspn(p, "+");
-		size_t i;
-		for (i = 0; i < NR_MGLRU_SWITCHES; i++)
-			if (strlen(mglru_switches[i].name) == n && strncmp(p, mglru_switches[i].name, n) == 0)
-				break;
-		if (i == NR_MGLRU_SWITCHES || (seen & (1u << i)))
-			return NULL;                 /* unknown, empty or repeated */
-		seen |= 1u << i;
-		flags |= mglru_switches[i].flags;
-		p += n;
-	}
-	char canon[160];
-	mglru_canonical_name(flags, canon, sizeof(canon));
-	for (size_t i = 0; i < sizeof(named) / sizeof(named[0]); i++)
-		if (strcmp(named[i]->name, canon) == 0)
-			return named[i];
-	for (size_t i = 0; i < nr_made; i++)
-		if (made[i].mglru_flags == flags)
-			return &made[i];
-	if (nr_made == sizeof(made) / sizeof(made[0]))
-		return NULL;
-	snprintf(made_name[nr_made], sizeof(made_name[nr_made]), "%s", canon);
-	made[nr_made] = (struct reclaim_policy){
-		.name = made_name[nr_made],
-		.summary = "a composition of MGLRU switches",
-		.mglru_flags = flags,
-		MGLRU_OPS,
-	};
-	return &made[nr_made++];
-}

@@ -130,6 +130,36 @@ static inline int folio_lru_refs(const struct folio *f)
 	return folio_refs_bits(f) + 1;
 }
 
+/* ---- shorthand helpers (mm/vmscan.c), shared by the MGLRU files --------- */
+/* Is variant switch BIT on for this run? */
+static inline int mglru_flag(struct engine *e, unsigned bit)
+{
+	return (mglru_of(e)->flags & bit) != 0;
+}
+
+/* min_type / max_type: the evictable types at this swappiness. */
+static inline int min_type(int swappiness) { return !swappiness; }
+static inline int max_type(int swappiness) { return swappiness < SWAPPINESS_ANON_ONLY; }
+#define for_each_evictable_type(type, swappiness) \
+	for ((type) = min_type(swappiness); (type) <= max_type(swappiness); (type)++)
+
+static inline uint64_t evictable_min_seq(const uint64_t *min_seq, int swappiness)
+{
+	uint64_t a = min_seq[min_type(swappiness)], b = min_seq[max_type(swappiness)];
+	return a < b ? a : b;
+}
+
+static inline int get_nr_gens(const struct lru_gen_folio *lrugen, int type)
+{
+	return (int)(lrugen->max_seq - lrugen->min_seq[type] + 1);
+}
+
+static inline int lru_gen_is_active(const struct lru_gen_folio *lrugen, int gen)
+{
+	return gen == lru_gen_from_seq(lrugen->max_seq) ||
+	       gen == lru_gen_from_seq(lrugen->max_seq - 1);
+}
+
 /* ---- decisions the tests check ------------------------------------------ */
 /* The sequence number a folio joins (lru_gen_folio_seq, mm_inline.h). */
 uint64_t lru_gen_folio_seq(const struct lru_gen_folio *lrugen, const struct folio *f, int reclaiming);
@@ -159,6 +189,18 @@ int lru_gen_too_many_isolated(struct engine *e, const struct lru_gen_folio *lrug
 /* mglru+scan-balance: pages of each type to scan at sc->priority. */
 void lru_gen_scan_balance(struct engine *e, int memcg, struct scan_control *sc, int swappiness,
 			  uint64_t nr[ANON_AND_FILE]);
+
+/* ---- between policy_mglru.c and mglru_variants.c ------------------------ */
+/* evict_folios with FORCE_TYPE >= 0 (mglru+scan-balance: that type alone)
+ * and *EXHAUSTED (mglru+swappiness sw-exhaustion), either may be -1/NULL. */
+int __evict_folios(struct engine *e, uint64_t nr_to_scan, int memcg, struct scan_control *sc,
+		   int swappiness, int force_type, int *exhausted);
+int should_abort_scan(struct engine *e, const struct scan_control *sc);
+void lru_gen_wakeup_flusher(struct engine *e, struct scan_control *sc);
+/* mglru+swappiness sw-imbalance: the generations are severely skewed. */
+int lru_gen_imbalanced(const struct lru_gen_folio *lrugen, int swappiness);
+/* try_to_shrink_lruvec of mglru+scan-balance. */
+int try_to_shrink_lruvec_balanced(struct engine *e, int memcg, struct scan_control *sc);
 
 /* The invariants of every lruvec (tests): 0, or -1 with the reason. */
 int mglru_check(struct engine *e, char *err, size_t len);

@@ -538,6 +538,140 @@ static void aging_walk(void **state)
 	box_close(&b);
 }
 
+/* The physical order of the list of SEQ's generation, tail (coldest) first. */
+static void list_from_tail(struct engine *e, int memcg, uint64_t seq, int type, uint32_t *out, int n)
+{
+	const struct lru_gen_folio *lv = mglru_lruvec(e, memcg);
+	uint32_t pfn = lv->tail[lru_gen_from_seq(seq)][type];
+	for (int i = 0; i < n; i++) {
+		assert_int_not_equal(pfn, NIL);
+		out[i] = pfn;
+		pfn = e->folio[pfn].prev;
+	}
+	assert_int_equal(pfn, NIL);
+}
+
+/* inc_min_seq in the base and with sw-no-inversion: three anon folios in
+ * seq 2 (installed 0, 1, 2: folio 0 the coldest, at the tail), the window
+ * full at max_seq 5.  The base moves them tail first to the tail of seq 3,
+ * reversing them (2 nearest eviction), counts all three protected, and at
+ * swappiness 0 does not move them at all (they join the new youngest,
+ * seq 6).  sw-no-inversion keeps 0 at the tail, moves them at swappiness
+ * 0 too, and does not count folio 1, which aging had promoted. */
+static void inc_min_seq_order(void **state)
+{
+	(void)state;
+	const struct reclaim_policy *noinv = policy_find("mglru+sw-no-inversion");
+	assert_non_null(noinv);
+	for (int pass = 0; pass < 4; pass++) {
+		const struct reclaim_policy *pol = pass & 1 ? noinv : &policy_mglru;
+		int sw = pass & 2 ? 0 : 60;
+		struct box b;
+		box_open(&b, pol, 8, 8, 100, 1000, sw);
+		struct engine *e = &b.e;
+		int memcg = box_memcg(&b);
+		struct lru_gen_folio *lv = mglru_lruvec(e, memcg);
+		struct scan_control sc = sc_for(11, memcg);
+		for (uint32_t p = 0; p < 3; p++)
+			install(e, p, 0);
+		e->folio[1].flags |= PG_young | PG_referenced;        /* promoted by the next walk */
+		assert_true(try_to_inc_max_seq(e, memcg, 3, sw, &sc));   /* 4: folio 1 -> seq 3 */
+		assert_true(try_to_inc_max_seq(e, memcg, 4, sw, &sc));   /* 5: min 2 */
+		assert_int_equal(lv->min_seq[0], 2);
+		assert_true(try_to_inc_max_seq(e, memcg, 5, sw, &sc));   /* 6: retires seq 2 */
+		assert_int_equal(lv->min_seq[0], 3);
+		uint32_t order[3];
+		if (!(pass & 1) && sw == 0) {
+			/* not moved: still on seq 2's list, which is now seq 6 */
+			list_from_tail(e, memcg, 6, 0, order, 3);
+			assert_int_equal(order[0], 0);
+			assert_int_equal(folio_seq(e, 0), 6);
+			assert_int_equal(folio_seq(e, 2), 6);
+			assert_int_equal(lv->avg_total[0][0], 0);
+		} else if (!(pass & 1)) {
+			list_from_tail(e, memcg, 3, 0, order, 3);
+			assert_int_equal(order[0], 2);                  /* reversed */
+			assert_int_equal(order[1], 1);
+			assert_int_equal(order[2], 0);
+			/* protected 2 in tier 0 (folios 0, 2), 1 in tier 3 (folio 1) */
+			assert_int_equal(lv->avg_total[0][0], 1);
+			assert_int_equal(lv->avg_total[0][3], 0);
+		} else {
+			list_from_tail(e, memcg, 3, 0, order, 3);
+			assert_int_equal(order[0], 0);                  /* kept */
+			assert_int_equal(order[1], 1);
+			assert_int_equal(order[2], 2);
+			assert_int_equal(lv->avg_total[0][0], 1);       /* (0 + 2) / 2 */
+			assert_int_equal(lv->avg_total[0][3], 0);
+			assert_int_equal(lv->protected[0][0][3], 0);
+		}
+		box_close(&b);
+	}
+}
+
+/* sw-imbalance: three generations at DEF_PRIORITY (no aging in the base);
+ * the oldest holding 5 of 100 pages (< 1/8) ages; 30/30/40 does not. */
+static void imbalance(void **state)
+{
+	(void)state;
+	const struct reclaim_policy *pol = policy_find("mglru+sw-imbalance");
+	assert_non_null(pol);
+	struct box b;
+	box_open(&b, pol, 8, 8, 100, 1000, 60);
+	struct engine *e = &b.e;
+	struct lru_gen_folio *lv = mglru_lruvec(e, box_memcg(&b));
+	struct scan_control sc = sc_for(DEF_PRIORITY, box_memcg(&b));
+	lv->min_seq[0] = lv->min_seq[1] = 1;
+	lv->nr_pages[1][0] = 5;
+	lv->nr_pages[2][0] = 10;
+	lv->nr_pages[3][0] = 85;
+	assert_true(should_run_aging(e, lv, 3, &sc, 60));
+	lv->nr_pages[1][0] = 30;
+	lv->nr_pages[2][0] = 30;
+	lv->nr_pages[3][0] = 40;
+	assert_false(should_run_aging(e, lv, 3, &sc, 60));
+	/* too small to count */
+	lv->nr_pages[1][0] = 1;
+	lv->nr_pages[2][0] = 10;
+	lv->nr_pages[3][0] = 40;
+	assert_false(should_run_aging(e, lv, 3, &sc, 60));
+	lv->nr_pages[1][0] = lv->nr_pages[2][0] = lv->nr_pages[3][0] = 0;
+	box_close(&b);
+}
+
+/* sw-exhaustion: at swappiness 1 the preferred type is file, which has
+ * four folios but only two generations.  The base scans nothing (no
+ * fallback above priority 0, no aging since anon has more generations);
+ * with sw-exhaustion try_to_shrink_lruvec ages and evicts file. */
+static void exhaustion(void **state)
+{
+	(void)state;
+	const struct reclaim_policy *pols[2] = { &policy_mglru, policy_find("mglru+sw-exhaustion") };
+	const uint64_t want[2] = { 0, 4 };
+	assert_non_null(pols[1]);
+	for (int i = 0; i < 2; i++) {
+		struct box b;
+		box_open(&b, pols[i], 8, 4, 100, 1000, 1);
+		struct engine *e = &b.e;
+		int memcg = box_memcg(&b);
+		struct lru_gen_folio *lv = mglru_lruvec(e, memcg);
+		for (uint32_t p = 0; p < 4; p++)
+			install(e, p, 0);                           /* anon, seq 2 */
+		lv->min_seq[1] = 2;
+		for (uint32_t p = 4; p < 8; p++)
+			install(e, p, 0);                           /* file read: seq 2 */
+		struct scan_control sc = sc_for(1, memcg);
+		try_to_shrink_lruvec(e, memcg, &sc);
+		assert_int_equal(e->vm[VM_pgscan_file], want[i]);
+		assert_int_equal(e->vm[VM_pgsteal_file], want[i]);
+		assert_int_equal(e->vm[VM_pgscan_anon], 0);
+		/* exhausted: age to 4; then three generations below DEF_PRIORITY:
+		 * should_run_aging ages to 5 before the eviction */
+		assert_int_equal(lv->max_seq, i ? 5 : 3);
+		box_close(&b);
+	}
+}
+
 /* ---- eviction ------------------------------------------------------------------------- */
 
 /* Three anon folios in the oldest (seq 2) of four generations, a fourth
@@ -906,6 +1040,9 @@ int main(void)
 		cmocka_unit_test(swappiness_boost),
 		cmocka_unit_test(run_aging),
 		cmocka_unit_test(aging_walk),
+		cmocka_unit_test(inc_min_seq_order),
+		cmocka_unit_test(imbalance),
+		cmocka_unit_test(exhaustion),
 		cmocka_unit_test(evict_outcomes),
 		cmocka_unit_test(fallback_priority),
 		cmocka_unit_test(look_around),
