@@ -12,6 +12,7 @@
 #include "ingest_sink.h"
 #include "kevents.h"
 #include "pagemap.h"
+#include "spsc.h"
 #include "progress.h"
 #include "tracedir.h"
 #include "vmr_write.h"
@@ -145,17 +146,27 @@ struct sink {
 
 	struct progress progress;
 	volatile uint64_t heartbeat;   /* read by the watchdog */
+
+	/* Page ids and records are made on a second thread, fed in order
+	 * through Q, so decoding and page-id assignment overlap on two cores.
+	 * Anything else that touches tasks or pages first drains Q. */
+	struct spsc q;
+	pthread_t worker;
+	int worker_on;
+	pthread_mutex_t fail_lock;
 };
 
 static void fail(struct sink *s, const char *fmt, ...)
 {
-	if (s->failed)
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(s->err, s->errlen, fmt, ap);
-	va_end(ap);
-	s->failed = 1;
+	pthread_mutex_lock(&s->fail_lock);
+	if (!__atomic_load_n(&s->failed, __ATOMIC_ACQUIRE)) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(s->err, s->errlen, fmt, ap);
+		va_end(ap);
+		__atomic_store_n(&s->failed, 1, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&s->fail_lock);
 }
 
 static void meta_add(struct sink *s, const char *key, const char *fmt, ...)
@@ -595,6 +606,13 @@ static uint64_t add_pages(struct sink *s, struct task *t, uint64_t ts, enum vmr_
 	return pages;
 }
 
+/* One range event, handed from the decoding thread to the worker. */
+struct range_cmd {
+	uint64_t space, ino, first, last, ts;
+	uint32_t pid, tid;
+	uint8_t kind, op;
+};
+
 static void on_range(struct sink *s, const struct evclass *c, const bt_field *p, uint64_t ts)
 {
 	uint32_t pid = (uint32_t)get_u(c, p, 0), tid = (uint32_t)get_u(c, p, 1);
@@ -632,10 +650,33 @@ static void on_range(struct sink *s, const struct evclass *c, const bt_field *p,
 	uint64_t first, last;
 	if (range_pages(s, c, start, len, kind == VMR_PAGE_ANON ? "addr" : "offset", &first, &last))
 		return;
+	if (s->worker_on) {
+		struct range_cmd *cmd = spsc_slot(&s->q);
+		*cmd = (struct range_cmd){ space, ino, first, last, ts, pid, tid, (uint8_t)kind, (uint8_t)op };
+		spsc_push(&s->q);
+		return;
+	}
 	struct task *t = task_get(s, pid, tid, ts);
 	if (!t)
 		return;
 	add_pages(s, t, ts, kind, space, ino, first, last, op, 0);
+}
+
+/* The second thread: range events, in trace order, become records. */
+static void *range_worker(void *arg)
+{
+	struct sink *s = arg;
+	struct range_cmd *cmd;
+	while ((cmd = spsc_next(&s->q))) {
+		if (!__atomic_load_n(&s->failed, __ATOMIC_ACQUIRE)) {
+			struct task *t = task_get(s, cmd->pid, cmd->tid, cmd->ts);
+			if (t)
+				add_pages(s, t, cmd->ts, cmd->kind, cmd->space, cmd->ino, cmd->first,
+					  cmd->last, cmd->op, 0);
+		}
+		spsc_done(&s->q);
+	}
+	return NULL;
 }
 
 static void drop_one(void *arg, uint32_t id)
@@ -766,6 +807,11 @@ static void on_event(struct sink *s, const bt_message *msg)
 	c->count++;
 	if (c->kind == EV_SKIP)
 		return;
+	/* Events that touch tasks or pages wait for the worker to catch up. */
+	if (s->worker_on && c->kind != EV_ANON_ACCESS && c->kind != EV_ANON_FREE &&
+	    c->kind != EV_FILE_ACCESS && c->kind != EV_VMSTAT && c->kind != EV_SESSION &&
+	    c->kind != EV_CGROUP)
+		spsc_drain(&s->q);
 	if (c->kind == EV_KERNEL) {
 		if (kevents_event(s->kev, c->kidx, msg, s->trace, s->err, s->errlen) != 0)
 			s->failed = 1;
@@ -1198,6 +1244,7 @@ static void sink_free(struct sink *s)
 	free(s->vmstat);
 	kevents_free(s->kev);
 	free(s->resident);
+	pthread_mutex_destroy(&s->fail_lock);
 }
 
 static int decode(const char *trace, const uint8_t hash[16], const char *out, int show_progress,
@@ -1213,6 +1260,7 @@ static int decode(const char *trace, const uint8_t hash[16], const char *out, in
 		}
 
 	struct sink s = { 0 };
+	pthread_mutex_init(&s.fail_lock, NULL);
 	s.trace = trace;
 	s.err = err;
 	s.errlen = errlen;
@@ -1238,7 +1286,12 @@ static int decode(const char *trace, const uint8_t hash[16], const char *out, in
 	int wd_running = pthread_create(&wd.thread, NULL, watchdog_main, &wd) == 0;
 
 	bt_graph *g = NULL;
-	int rc = build_graph(&s, &dirs, &g);
+	int rc = build_graph(&s, &dirs, &g), bt_failed = 0;
+	if (rc == 0 && spsc_init(&s.q, sizeof(struct range_cmd), 1u << 14) == 0) {
+		s.worker_on = pthread_create(&s.worker, NULL, range_worker, &s) == 0;
+		if (!s.worker_on)
+			spsc_free(&s.q);
+	}
 	while (rc == 0) {
 		bt_graph_run_status st = bt_graph_run(g);
 		if (st == BT_GRAPH_RUN_STATUS_OK)      /* every sink has ended */
@@ -1247,13 +1300,20 @@ static int decode(const char *trace, const uint8_t hash[16], const char *out, in
 			usleep(1000);      /* a source has nothing yet (never for files) */
 			continue;
 		}
-		if (st != BT_GRAPH_RUN_STATUS_OK) {
-			if (!s.failed)
-				bt_error_line(trace, err, errlen);
-			else
-				bt_current_thread_clear_error();
-			rc = -1;
-		}
+		bt_failed = 1;
+		rc = -1;
+	}
+	if (s.worker_on) {
+		spsc_stop(&s.q);
+		pthread_join(s.worker, NULL);
+		spsc_free(&s.q);
+		s.worker_on = 0;
+	}
+	if (bt_failed) {
+		if (!s.failed)
+			bt_error_line(trace, err, errlen);
+		else
+			bt_current_thread_clear_error();
 	}
 	bt_graph_put_ref(g);
 	if (wd_running) {

@@ -1,0 +1,129 @@
+/*
+ * spsc.h — a single-producer, single-consumer ring of fixed-size items.
+ *
+ * Ingest decodes on one thread and gives pages their ids on another; the
+ * ring between them carries one item per range event.  Both sides keep
+ * their index private and publish it only every SPSC_BATCH items (or when
+ * told to), so the two cores do not fight over one cache line per item.
+ */
+#ifndef SPSC_H
+#define SPSC_H
+
+#include <sched.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SPSC_BATCH 64
+
+struct spsc {
+	unsigned char *buf;
+	size_t item, mask;                 /* item size; capacity - 1 */
+	/* Producer side. */
+	uint64_t head, tail_seen;
+	/* Shared: each written by one side, read by the other. */
+	uint64_t pub_head __attribute__((aligned(64)));
+	uint64_t pub_tail __attribute__((aligned(64)));
+	int stop;
+	/* Consumer side. */
+	uint64_t tail __attribute__((aligned(64)));
+	uint64_t head_seen;
+};
+
+static inline int spsc_init(struct spsc *q, size_t item, size_t capacity_pow2)
+{
+	memset(q, 0, sizeof(*q));
+	q->item = item;
+	q->mask = capacity_pow2 - 1;
+	q->buf = malloc(item * capacity_pow2);
+	return q->buf ? 0 : -1;
+}
+
+static inline void spsc_free(struct spsc *q)
+{
+	free(q->buf);
+	q->buf = NULL;
+}
+
+static inline void spsc_relax(unsigned *spins)
+{
+	if (++*spins < 256) {
+#if defined(__x86_64__) || defined(__i386__)
+		__builtin_ia32_pause();
+#endif
+	} else {
+		sched_yield();
+	}
+}
+
+/* Producer: makes every pushed item visible to the consumer. */
+static inline void spsc_publish(struct spsc *q)
+{
+	__atomic_store_n(&q->pub_head, q->head, __ATOMIC_RELEASE);
+}
+
+/* Producer: a slot for the next item (waits while the ring is full). */
+static inline void *spsc_slot(struct spsc *q)
+{
+	unsigned spins = 0;
+	while (q->head - q->tail_seen > q->mask) {
+		spsc_publish(q);
+		q->tail_seen = __atomic_load_n(&q->pub_tail, __ATOMIC_ACQUIRE);
+		if (q->head - q->tail_seen > q->mask)
+			spsc_relax(&spins);
+	}
+	return q->buf + (q->head & q->mask) * q->item;
+}
+
+static inline void spsc_push(struct spsc *q)
+{
+	if ((++q->head & (SPSC_BATCH - 1)) == 0)
+		spsc_publish(q);
+}
+
+/* Producer: waits until the consumer has finished every item. */
+static inline void spsc_drain(struct spsc *q)
+{
+	unsigned spins = 0;
+	spsc_publish(q);
+	while (__atomic_load_n(&q->pub_tail, __ATOMIC_ACQUIRE) != q->head)
+		spsc_relax(&spins);
+	q->tail_seen = q->head;
+}
+
+/* Consumer: the next item, or NULL once the producer has stopped and
+ * everything is done.  Call spsc_done after using the item. */
+static inline void *spsc_next(struct spsc *q)
+{
+	unsigned spins = 0;
+	while (q->tail == q->head_seen) {
+		/* Out of work: say so, then look for more. */
+		__atomic_store_n(&q->pub_tail, q->tail, __ATOMIC_RELEASE);
+		q->head_seen = __atomic_load_n(&q->pub_head, __ATOMIC_ACQUIRE);
+		if (q->tail != q->head_seen)
+			break;
+		if (__atomic_load_n(&q->stop, __ATOMIC_ACQUIRE)) {
+			q->head_seen = __atomic_load_n(&q->pub_head, __ATOMIC_ACQUIRE);
+			if (q->tail == q->head_seen)
+				return NULL;
+			break;
+		}
+		spsc_relax(&spins);
+	}
+	return q->buf + (q->tail & q->mask) * q->item;
+}
+
+static inline void spsc_done(struct spsc *q)
+{
+	if ((++q->tail & (SPSC_BATCH - 1)) == 0)
+		__atomic_store_n(&q->pub_tail, q->tail, __ATOMIC_RELEASE);
+}
+
+/* Producer: no more items; the consumer ends after the last one. */
+static inline void spsc_stop(struct spsc *q)
+{
+	spsc_publish(q);
+	__atomic_store_n(&q->stop, 1, __ATOMIC_RELEASE);
+}
+
+#endif
