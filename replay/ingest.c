@@ -145,7 +145,7 @@ struct sink {
 	int track_resident;
 
 	struct progress progress;
-	volatile uint64_t heartbeat;   /* read by the watchdog */
+	uint64_t heartbeat;            /* read by the watchdog (atomically) */
 
 	/* Page ids and records are made on a second thread, fed in order
 	 * through Q, so decoding and page-id assignment overlap on two cores.
@@ -957,7 +957,7 @@ sink_consume(bt_message_iterator *it, void *data)
 		}
 		bt_message_put_ref(m);
 	}
-	s->heartbeat++;
+	__atomic_fetch_add(&s->heartbeat, 1, __ATOMIC_RELAXED);
 	if (s->failed)
 		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_ERROR;
 	progress_update(&s->progress, s->events);
@@ -1119,7 +1119,7 @@ struct watchdog {
 static void *watchdog_main(void *arg)
 {
 	struct watchdog *w = arg;
-	uint64_t last = w->s->heartbeat;
+	uint64_t last = __atomic_load_n(&w->s->heartbeat, __ATOMIC_RELAXED);
 	pthread_mutex_lock(&w->lock);
 	while (!w->stop) {
 		struct timespec until;
@@ -1130,7 +1130,7 @@ static void *watchdog_main(void *arg)
 			rc = pthread_cond_timedwait(&w->cond, &w->lock, &until);
 		if (w->stop)
 			break;
-		uint64_t now = w->s->heartbeat;
+		uint64_t now = __atomic_load_n(&w->s->heartbeat, __ATOMIC_RELAXED);
 		if (now == last) {
 			fprintf(stderr, "vmreplay: %s: the trace decoder made no progress for %u s "
 				"(corrupt trace?); giving up\n", w->s->trace, w->seconds);
