@@ -730,27 +730,50 @@ restart:
  * Anon VMAs are skipped at swappiness 0 (should_skip_vma).  No mm_struct
  * list, no Bloom filter (every PTE table is walked), no VMA without
  * recency (DEVIATIONS.md).  Returns the PTEs visited. */
+static inline void walk_pte(struct engine *e, int memcg, struct lru_gen_folio *lrugen, struct folio *f,
+			    int new_gen)
+{
+	f->flags &= ~PG_young;
+	int old_gen = folio_update_gen(f, new_gen);
+	if (old_gen >= 0 && old_gen != new_gen)
+		lru_gen_update_size(e, memcg, lrugen, f, old_gen, new_gen);
+}
+
 static uint64_t walk_mm(struct engine *e, int memcg, struct lru_gen_folio *lrugen, int swappiness)
 {
 	int new_gen = lru_gen_from_seq(lrugen->max_seq);
-	uint64_t visited = 0;
+	int walk_type[ANON_AND_FILE] = { swappiness != 0, swappiness <= MAX_SWAPPINESS };
+	uint64_t visited = 0, listed = 0;
+
+	for (unsigned gen = 0; gen < MAX_NR_GENS; gen++)
+		for (int type = 0; type < ANON_AND_FILE; type++)
+			listed += lrugen->nr_pages[gen][type] > 0 ? (uint64_t)lrugen->nr_pages[gen][type] : 0;
+	/* The same folios either way (the walk's effect on each is independent
+	 * of the order): a memcg holding much of the trace is scanned in page
+	 * id order, sequentially, a small one along its lists. */
+	if (listed * 16 >= e->nr_folios) {
+		for (uint32_t pfn = 0; pfn < e->nr_folios; pfn++) {
+			struct folio *f = &e->folio[pfn];
+			if ((f->flags & (PG_lru | PG_mapped)) != (PG_lru | PG_mapped) || f->memcg != memcg ||
+			    !walk_type[folio_is_file_lru(f)])
+				continue;
+			visited++;
+			if (f->flags & PG_young)
+				walk_pte(e, memcg, lrugen, f, new_gen);
+		}
+		return visited;
+	}
 	for (unsigned gen = 0; gen < MAX_NR_GENS; gen++) {
 		for (int type = 0; type < ANON_AND_FILE; type++) {
-			if (!type && !swappiness)
-				continue;
-			if (type && swappiness > MAX_SWAPPINESS)
+			if (!walk_type[type])
 				continue;
 			for (uint32_t pfn = lrugen->head[gen][type]; pfn != NIL; pfn = e->folio[pfn].next) {
 				struct folio *f = &e->folio[pfn];
 				if (!(f->flags & PG_mapped))
 					continue;
 				visited++;
-				if (!(f->flags & PG_young))
-					continue;
-				f->flags &= ~PG_young;
-				int old_gen = folio_update_gen(f, new_gen);
-				if (old_gen >= 0 && old_gen != new_gen)
-					lru_gen_update_size(e, memcg, lrugen, f, old_gen, new_gen);
+				if (f->flags & PG_young)
+					walk_pte(e, memcg, lrugen, f, new_gen);
 			}
 		}
 	}
