@@ -753,6 +753,28 @@ static int memcg_by_path(struct engine *e, const char *path, int swappiness)
 	return parent;
 }
 
+/* The subtree lists behind lruvec_page_state (the tree no longer changes). */
+static int memcg_build_subtrees(struct engine *e)
+{
+	int n = e->nr_memcgs, total = 0;
+	e->memcg_desc_start = calloc(n + 1, sizeof(int));
+	e->memcg_desc = calloc((size_t)n * n, sizeof(int));
+	if (!e->memcg_desc_start || !e->memcg_desc)
+		return -1;
+	for (int m = 0; m < n; m++) {
+		e->memcg_desc_start[m] = total;
+		for (int d = m; d < n; d++) {
+			int a = d;
+			while (a > m)
+				a = e->memcgs[a].parent;
+			if (a == m)
+				e->memcg_desc[total++] = d;
+		}
+	}
+	e->memcg_desc_start[n] = total;
+	return 0;
+}
+
 int engine_init(struct engine *e, const struct vmr *v, const struct engine_params *p,
 		char *err, size_t errlen)
 {
@@ -816,6 +838,8 @@ int engine_init(struct engine *e, const struct vmr *v, const struct engine_param
 			e->memcgs[m].max = cl.l[i].limit / page_size;
 	}
 
+	if (memcg_build_subtrees(e) != 0)
+		goto oom;
 	if (backing_init(&e->swap, &p->swap) != 0 || backing_init(&e->file, &p->file) != 0)
 		goto oom;
 	e->swap_slots = p->swap_size / page_size;
@@ -934,6 +958,8 @@ void engine_free(struct engine *e)
 	if (e->folio)
 		munmap(e->folio, e->folio_bytes);
 	free(e->memcgs);
+	free(e->memcg_desc);
+	free(e->memcg_desc_start);
 	free(e->tasks);
 	free(e->procs);
 	free(e->records);

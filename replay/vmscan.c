@@ -19,15 +19,20 @@
 
 uint64_t lruvec_page_state(const struct engine *e, int memcg, enum lru_list lru)
 {
-	/* Sum over the memcg and its descendants.  Trees are tiny, and a
-	 * child always has a higher index than its parent. */
+	/* Sum over the memcg's subtree (memcg statistics are hierarchical). */
 	uint64_t sum = 0;
-	for (int m = memcg; m < e->nr_memcgs; m++) {
-		int a = m;
-		while (a > memcg)
-			a = e->memcgs[a].parent;
-		if (a == memcg)
-			sum += e->memcgs[m].lruvec.size[lru];
+	for (int i = e->memcg_desc_start[memcg]; i < e->memcg_desc_start[memcg + 1]; i++)
+		sum += e->memcgs[e->memcg_desc[i]].lruvec.size[lru];
+	return sum;
+}
+
+/* All four evictable lists of the subtree at once. */
+static uint64_t lruvec_lru_pages(const struct engine *e, int memcg)
+{
+	uint64_t sum = 0;
+	for (int i = e->memcg_desc_start[memcg]; i < e->memcg_desc_start[memcg + 1]; i++) {
+		const uint64_t *sz = e->memcgs[e->memcg_desc[i]].lruvec.size;
+		sum += sz[0] + sz[1] + sz[2] + sz[3];
 	}
 	return sum;
 }
@@ -44,10 +49,7 @@ void lru_note_cost(struct engine *e, int memcg, int file, uint64_t nr_io, uint64
 			lv->file_cost += cost;
 		else
 			lv->anon_cost += cost;
-		uint64_t lrusize = lruvec_page_state(e, m, LRU_INACTIVE_ANON) +
-				   lruvec_page_state(e, m, LRU_ACTIVE_ANON) +
-				   lruvec_page_state(e, m, LRU_INACTIVE_FILE) +
-				   lruvec_page_state(e, m, LRU_ACTIVE_FILE);
+		uint64_t lrusize = lruvec_lru_pages(e, m);
 		if (lv->anon_cost + lv->file_cost > lrusize / 4) {
 			lv->anon_cost /= 2;
 			lv->file_cost /= 2;
