@@ -42,6 +42,13 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* qsort of an empty vector would pass a NULL base, which C forbids. */
+static void strvec_sort(struct strvec *s)
+{
+	if (s->nr > 1)
+		qsort(s->v, s->nr, sizeof(*s->v), cmp_str);
+}
+
 /* Depth-first walk; REL is the path relative to the root ("" at the top).
  * Calls back with each directory (is_dir=1) and regular file. */
 static int walk(const char *root, const char *rel, int depth,
@@ -78,7 +85,7 @@ static int walk(const char *root, const char *rel, int depth,
 		}
 	}
 	closedir(d);
-	qsort(names.v, names.nr, sizeof(*names.v), cmp_str);
+	strvec_sort(&names);
 	int rc = 0;
 	for (size_t i = 0; i < names.nr && rc == 0; i++) {
 		char crel[4096], cfull[4096];
@@ -136,7 +143,7 @@ int tracedir_find(const char *root, struct tracedir_list *out, char *err, size_t
 		strvec_free(&v);
 		return -1;
 	}
-	qsort(v.v, v.nr, sizeof(*v.v), cmp_str);
+	strvec_sort(&v);
 	out->dirs = v.v;
 	out->nr = v.nr;
 	return 0;
@@ -163,7 +170,7 @@ int tracedir_files(const char *root, char ***files, size_t *nr, char *err, size_
 		strvec_free(&v);
 		return -1;
 	}
-	qsort(v.v, v.nr, sizeof(*v.v), cmp_str);
+	strvec_sort(&v);
 	*files = v.v;
 	*nr = v.nr;
 	return 0;
