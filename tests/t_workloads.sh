@@ -167,7 +167,7 @@ check_phone() {
 # Waits (up to 15 s) until every app of capture log $1 runs in its cgroup.
 wait_apps_in_cgroups() {
     local log=$1 n=$2 i d full
-    for i in $(seq 150); do
+    for i in $(seq 600); do      # up to 60 s: sanitizer builds are slow
         d=$(cgdir_of "$log")
         if [ -n "$d" ] && [ -d "$d/apps" ]; then
             # (cgroup files have size 0: read them)
