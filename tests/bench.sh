@@ -74,6 +74,8 @@ if [ "$big_accesses" -gt 0 ]; then
         printf 'bench: %-30s %8.2f M accesses/s  (%.3f of lru)\n' "${x%%:*}" \
             "$(echo "${x#*:} / 1000000" | bc -l)" "$(echo "${x#*:} / $r_lru" | bc -l)"
     done
+    target "classic >= 0.5x lru on the largest bundled trace under pressure" \
+        "$(echo "$r_classic >= 0.5 * $r_lru" | bc -l)" "$(printf '%.3fx' "$(echo "$r_classic / $r_lru" | bc -l)")"
     target "mglru >= 0.5x lru on the largest bundled trace under pressure" \
         "$(echo "$r_mglru >= 0.5 * $r_lru" | bc -l)" "$(printf '%.3fx' "$(echo "$r_mglru / $r_lru" | bc -l)")"
 fi
@@ -121,4 +123,18 @@ printf 'bench: lru replay, %d pages (half the footprint): %.3f s for %d accesses
     "$half" "$t_lru" "$accesses" "$rate"
 target "lru >= 30 M accesses/s on >= 20 M accesses" \
     "$(echo "$rate >= 30 && $accesses >= 20000000" | bc -l)" "$(printf '%.1f M/s' "$rate")"
+
+# Memory per simulated page: the replay's peak RSS, less the mapped .vmr
+# and less the binary's own footprint (the RSS of a run that stops at its
+# usage error), over the trace's pages.  On the 20 M-access trace.
+rss_kb() { { /usr/bin/time -f '%M' "$@" 2>&1 >/dev/null || true; } | tail -1; }
+base_kb=$(rss_kb "$vmr" run -p classic --swappiness 999 "$bench/storm.vmr")
+run_kb=$(rss_kb "$vmr" run -q -p classic --memory-limit 340M -f tsv "$bench/storm.vmr")
+vmr_bytes=$(stat -c %s "$bench/storm.vmr")
+per_page=$(echo "($run_kb - $base_kb) * 1024 - $vmr_bytes" | bc)
+per_page=$(echo "$per_page / $pages" | bc -l)
+printf 'bench: classic peak memory: %d KB RSS, %d KB baseline, %d KB mapped trace: %.1f bytes per simulated page\n' \
+    "$run_kb" "$base_kb" "$((vmr_bytes / 1024))" "$per_page"
+target "classic <= 64 bytes per simulated page plus the mapped trace" \
+    "$(echo "$per_page <= 64" | bc -l)" "$(printf '%.1f B/page' "$per_page")"
 exit $missed
