@@ -1,5 +1,6 @@
 /* analyze.c — reclaim analysis of a session (see analyze.h). */
 #include "analyze.h"
+#include "cli.h"
 
 #include <errno.h>
 #include <math.h>
@@ -627,20 +628,6 @@ static void sum_totals(const struct analysis *a, struct totals *s)
 	}
 }
 
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fprintf(f, "\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			fprintf(f, "\\u%04x", *s);
-		else
-			fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
 /* "n" or "-" when the input cannot tell */
 static const char *num(const struct analysis *a, uint64_t v, char *buf, size_t len)
 {
@@ -974,12 +961,12 @@ static void print_json(FILE *f, const struct analysis *a, unsigned top, const ch
 	struct totals s;
 	sum_totals(a, &s);
 	fprintf(f, "{\"input\": ");
-	json_str(f, input);
+	cli_json_str(f, input);
 	fprintf(f, ", \"source\": ");
-	json_str(f, a->source);
+	cli_json_str(f, a->source);
 	fprintf(f, ", \"simulated\": %s, \"events\": %llu, \"session_ns\": %llu, \"session_from\": ",
 		a->simulated ? "true" : "false", (unsigned long long)a->events, (unsigned long long)a->span_ns);
-	json_str(f, a->span_from);
+	cli_json_str(f, a->span_from);
 	fprintf(f, ",\n \"summary\": {");
 	jnum(f, a, "direct_reclaims", s.direct, 0, 1);
 	jnum(f, a, "memcg_reclaims", s.memcg, 0, 1);
@@ -1031,7 +1018,7 @@ static void print_json(FILE *f, const struct analysis *a, unsigned top, const ch
 		if (t->kswapd)
 			continue;
 		fprintf(f, "%s{\"name\": ", first ? "" : ", ");
-		json_str(f, t->name);
+		cli_json_str(f, t->name);
 		fprintf(f, ", \"tid\": %u, \"pid\": %u, ", t->tid, t->pid);
 		jnum(f, a, "direct_reclaims", t->direct, 0, 1);
 		jnum(f, a, "memcg_reclaims", t->memcg, 0, 1);
@@ -1051,7 +1038,7 @@ static void print_json(FILE *f, const struct analysis *a, unsigned top, const ch
 		if (!t->kswapd)
 			continue;
 		fprintf(f, "%s{\"name\": ", first ? "" : ", ");
-		json_str(f, t->name);
+		cli_json_str(f, t->name);
 		fprintf(f, ", ");
 		jnum(f, a, "wakeups", t->kswapd_wakes, 0, 1);
 		jnum(f, a, "rewakeups", t->kswapd_rewakes, 1, 1);

@@ -186,20 +186,6 @@ static int takes_swappiness(const char *policy)
 	return -1;
 }
 
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fprintf(f, "\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			fprintf(f, "\\u%04x", *s);
-		else
-			fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
 /* (sim - kernel) / kernel; NAN when the kernel's value is 0 and the
  * simulation's is not (0 when both are 0). */
 static double rel_error(double k, double s)
@@ -228,9 +214,9 @@ static void print(FILE *f, int fmt, const char *input, const char *policy, int s
 		fprintf(f, "section\tname\tstat\tkernel\tsimulation\trel_error\tsource\n");
 	} else {
 		fprintf(f, "{\"input\": ");
-		json_str(f, input);
+		cli_json_str(f, input);
 		fprintf(f, ", \"trace_hash\": \"%s\", \"policy\": ", hex);
-		json_str(f, policy);
+		cli_json_str(f, policy);
 		if (swappiness >= 0)
 			fprintf(f, ", \"swappiness\": %d", swappiness);
 		else
@@ -264,7 +250,7 @@ static void print(FILE *f, int fmt, const char *input, const char *policy, int s
 			fprintf(f, ", \"rel_error\": ");
 			if (isnan(err)) fprintf(f, "null"); else fprintf(f, "%.6f", err);
 			fprintf(f, ", \"source\": ");
-			json_str(f, k.have ? k.source : "");
+			cli_json_str(f, k.have ? k.source : "");
 			fprintf(f, "}");
 		}
 	}

@@ -1,4 +1,5 @@
 /* stats_out.c — a sweep's statistics as TSV (for gnuplot) and JSON. */
+#include "cli.h"
 #include "stats.h"
 
 #include <inttypes.h>
@@ -65,22 +66,6 @@ static void jnum(FILE *f, const char *key, double v, int comma)
 		fputs(", ", f);
 }
 
-/* Names are restricted to [A-Za-z0-9._+-] by the sweep file, so they
- * need no escaping; metric names come from result headers, so escape. */
-static void jstr(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fprintf(f, "\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			fprintf(f, "\\u%04x", *s);
-		else
-			fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
 void stats_write_json(FILE *f, const struct stats *st)
 {
 	fprintf(f, "{\"conf_level\": %g, \"alpha\": %g, \"correction\": \"holm\", "
@@ -91,7 +76,7 @@ void stats_write_json(FILE *f, const struct stats *st)
 		const struct stats_group *g = &st->groups[r->group];
 		fputs(i ? ",\n  {" : "\n  {", f);
 		fputs("\"trace\": ", f);
-		jstr(f, g->trace);
+		cli_json_str(f, g->trace);
 		fprintf(f, ", \"memory_limit\": %" PRIu64 ", \"node_memory\": ", g->memory_limit);
 		if (g->node_memory)
 			fprintf(f, "%" PRIu64, g->node_memory);
@@ -99,17 +84,17 @@ void stats_write_json(FILE *f, const struct stats *st)
 			fputs("null", f);
 		fputs(", \"swap\": ", f);
 		if (g->swap[0] && g->swap[0] != '-')
-			jstr(f, g->swap);
+			cli_json_str(f, g->swap);
 		else
 			fputs("null", f);
 		fputs(", \"policy\": ", f);
-		jstr(f, g->policy);
+		cli_json_str(f, g->policy);
 		if (g->swappiness >= 0)
 			fprintf(f, ", \"swappiness\": %d", g->swappiness);
 		else
 			fputs(", \"swappiness\": null", f);
 		fputs(", \"metric\": ", f);
-		jstr(f, st->metrics[r->metric]);
+		cli_json_str(f, st->metrics[r->metric]);
 		fprintf(f, ", \"n\": %zu, ", r->n);
 		jnum(f, "mean", r->mean, 1);
 		jnum(f, "sd", r->sd, 1);
@@ -120,7 +105,7 @@ void stats_write_json(FILE *f, const struct stats *st)
 			continue;
 		}
 		fputs(", \"test\": {\"baseline\": ", f);
-		jstr(f, st->groups[st->rows[r->base].group].policy);
+		cli_json_str(f, st->groups[st->rows[r->base].group].policy);
 		fprintf(f, ", \"state\": \"%s\", ", stats_test_name(r->test));
 		jnum(f, "diff", r->diff, 1);
 		jnum(f, "diff_ci_low", r->diff_lo, 1);

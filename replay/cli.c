@@ -20,6 +20,20 @@ int cli_error(int code, const char *cmd, const char *fmt, ...)
 	return code;
 }
 
+void cli_json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fprintf(f, "\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			fprintf(f, "\\u%04x", *s);
+		else
+			fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
 int cli_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 {
 	char *end;

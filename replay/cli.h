@@ -9,6 +9,7 @@
 #define CLI_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 #include "vmr.h"
 
@@ -28,6 +29,9 @@ int cli_error(int code, const char *cmd, const char *fmt, ...)
 int cli_parse_size(const char *s, uint64_t *bytes);
 /* Parses a whole number in [min, max]; -1 if bad. */
 int cli_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+
+/* Writes S as a JSON string (quotes, escapes) to F. */
+void cli_json_str(FILE *f, const char *s);
 
 /* Opens a replay input: a .vmr file, or a trace directory, which is
  * ingested through the cache first.  0, or -1 with err set. */

@@ -22,20 +22,6 @@ static const char usage[] =
 	"The cache is $VMREPLAY_CACHE, else $XDG_CACHE_HOME/vmreplay, else\n"
 	"~/.cache/vmreplay.  Exit status: 0 ok, 1 bad trace or I/O error, 2 usage.\n";
 
-static void json_str(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			printf("\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			printf("\\u%04x", *s);
-		else
-			putchar(*s);
-	}
-	putchar('"');
-}
-
 int cmd_ingest(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -78,9 +64,9 @@ int cmd_ingest(int argc, char **argv)
 	int nothing = r.accesses == 0;
 	if (json) {
 		printf("{\"trace\": ");
-		json_str(o.trace);
+		cli_json_str(stdout, o.trace);
 		printf(", \"trace_hash\": \"%s\", \"vmr\": ", hex);
-		json_str(path);
+		cli_json_str(stdout, path);
 		printf(", \"cached\": %s, \"events\": %llu, \"discarded_events\": %llu, "
 		       "\"tasks\": %llu, \"records\": %llu, \"accesses\": %llu, \"pages\": %llu, "
 		       "\"kernel_page_alloc_events\": %llu, \"kernel_page_free_events\": %llu, "
@@ -89,7 +75,7 @@ int cmd_ingest(int argc, char **argv)
 		       (unsigned long long)r.tasks, (unsigned long long)r.records,
 		       (unsigned long long)r.accesses, (unsigned long long)r.pages,
 		       (unsigned long long)r.kernel_alloc_events, (unsigned long long)r.kernel_free_events);
-		json_str(r.skipped);
+		cli_json_str(stdout, r.skipped);
 		printf("}\n");
 	} else {
 		printf("trace       %s\n", o.trace);

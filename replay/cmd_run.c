@@ -99,10 +99,9 @@ static void write_result(FILE *f, enum fmt fmt, const struct vmr *v, const char 
 			(unsigned long long)r->evictions, (unsigned long long)r->frees, ratio);
 		break;
 	case FMT_JSON:
-		fprintf(f, "{\"meta\": {\"trace\": \"");
-		for (const char *p = input; *p; p++)
-			fprintf(f, (*p == '"' || *p == '\\') ? "\\%c" : "%c", *p);
-		fprintf(f, "\", \"trace_hash\": \"%s\", \"policy\": \"%s\", \"swappiness\": null, "
+		fprintf(f, "{\"meta\": {\"trace\": ");
+		cli_json_str(f, input);
+		fprintf(f, ", \"trace_hash\": \"%s\", \"policy\": \"%s\", \"swappiness\": null, "
 			"\"memory_limit\": %llu, \"node_memory\": null, \"swap\": null, \"seed\": null, "
 			"\"version\": \"%s\"}, \"metrics\": {"
 			"\"accesses\": %llu, \"hits\": %llu, \"misses\": %llu, \"cold_misses\": %llu, "

@@ -95,10 +95,9 @@ void report_write(FILE *f, enum report_format fmt, const struct engine *e,
 		fputc('\n', f);
 		break;
 	case REPORT_JSON:
-		fprintf(f, "{\"meta\": {\"trace\": \"");
-		for (const char *p = id->trace; *p; p++)
-			fprintf(f, (*p == '"' || *p == '\\') ? "\\%c" : "%c", *p);
-		fprintf(f, "\", \"trace_hash\": \"%s\", \"policy\": \"%s\", \"swappiness\": %s, "
+		fprintf(f, "{\"meta\": {\"trace\": ");
+		cli_json_str(f, id->trace);
+		fprintf(f, ", \"trace_hash\": \"%s\", \"policy\": \"%s\", \"swappiness\": %s, "
 			"\"memory_limit\": %s, \"node_memory\": %s, \"swap\": \"%s\", \"seed\": %s, "
 			"\"version\": \"%s\"}, \"metrics\": {", hex, id->policy, sw,
 			id->memory_limit ? limit : "null", node, id->swap, seed, VMREPLAY_VERSION);
