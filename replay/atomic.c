@@ -14,6 +14,16 @@ int atomic_open(struct atomic_file *af, const char *path, char *err, size_t errl
 		af->fp = stdout;
 		return 0;
 	}
+	struct stat st;
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		af->fp = fopen(path, "w");
+		if (!af->fp) {
+			snprintf(err, errlen, "%s: %s", path, strerror(errno));
+			return -1;
+		}
+		af->direct = 1;
+		return 0;
+	}
 	af->path = strdup(path);
 	if (!af->path || asprintf(&af->tmp, "%s.XXXXXX.tmp", path) < 0) {
 		free(af->path);
@@ -52,6 +62,15 @@ static void release(struct atomic_file *af)
 
 static int commit(struct atomic_file *af, int sync, char *err, size_t errlen)
 {
+	if (af->direct) {
+		int bad = ferror(af->fp) || fclose(af->fp) != 0;
+		memset(af, 0, sizeof(*af));
+		if (bad) {
+			snprintf(err, errlen, "write failed: %s", strerror(errno));
+			return -1;
+		}
+		return 0;
+	}
 	if (!af->path) {        /* stdout */
 		if (fflush(af->fp) != 0 || ferror(af->fp)) {
 			snprintf(err, errlen, "stdout: write failed");
@@ -91,6 +110,11 @@ int atomic_commit_nosync(struct atomic_file *af, char *err, size_t errlen)
 
 void atomic_abort(struct atomic_file *af)
 {
+	if (af->direct) {
+		fclose(af->fp);
+		memset(af, 0, sizeof(*af));
+		return;
+	}
 	if (!af->path)
 		return;
 	fclose(af->fp);

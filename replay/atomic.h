@@ -15,9 +15,12 @@ struct atomic_file {
 	FILE *fp;
 	char *path;      /* final name              */
 	char *tmp;       /* temporary name beside it */
+	int direct;      /* not a regular file: written in place */
 };
 
-/* Opens a temporary file beside PATH ("-" means stdout, written directly). */
+/* Opens a temporary file beside PATH.  "-" means stdout, and a PATH that
+ * exists but is not a regular file (/dev/null, a FIFO, a terminal) is
+ * written directly: renaming over it would replace the device. */
 int atomic_open(struct atomic_file *af, const char *path, char *err, size_t errlen);
 /* Flushes, fsyncs and renames into place; on any failure removes the
  * temporary file and returns -1 with the reason in err. */

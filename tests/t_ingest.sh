@@ -119,6 +119,12 @@ check "a damaged cache entry is decoded again, not used" sh -c "! grep -q '(cach
 run_err "an output in a missing directory: exit 1, nothing written" 1 "cannot create a temporary file" \
     "$vmr" run -q -p lru -n 100 -f tsv -o "$tmp/nodir/x.tsv" "$tmp/b.vmr"
 
+# A device is written in place, never renamed over (that would replace it).
+if [ -c /dev/null ] && [ -w /dev/null ]; then
+    "$vmr" run -q -p lru -n 100 -f tsv -o /dev/null "$tmp/b.vmr"
+    check "-o /dev/null: exit 0 and /dev/null is still a device" test $? -eq 0 -a -c /dev/null
+fi
+
 # --- run: exact LRU numbers and output formats ---------------------------
 "$vmr" run -q -p lru -n 100 -f tsv -o "$tmp/r.tsv" "$tmp/b.vmr"
 check "run -f tsv: a header and one row of 16 columns" \
