@@ -44,7 +44,6 @@ struct reclaim_costs {
 	uint64_t shrink_per_page;    /* shrink_folio_list, per folio    */
 	uint64_t unmap_per_page;     /* try_to_unmap of a mapped folio  */
 	uint64_t active_per_page;    /* shrink_active_list, per folio   */
-	uint64_t fault;              /* a minor fault                   */
 };
 
 /* One reclaim invocation, as mm_vmscan_{direct,memcg}_reclaim_begin/end

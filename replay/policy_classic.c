@@ -321,7 +321,6 @@ void shrink_lruvec(struct engine *e, int memcg, struct scan_control *sc)
 {
 	uint64_t nr[NR_LRU_LISTS], targets[NR_LRU_LISTS];
 	uint64_t nr_to_scan, nr_reclaimed = 0, nr_to_reclaim = sc->nr_to_reclaim;
-	int scan_adjusted = 0;
 
 	get_scan_count(e, memcg, sc, nr);
 	memcpy(targets, nr, sizeof(nr));
@@ -391,9 +390,7 @@ void shrink_lruvec(struct engine *e, int memcg, struct scan_control *sc)
 		nr[lru] = targets[lru] * (100 - percentage) / 100;
 		nr[lru] -= nr[lru] < nr_scanned ? nr[lru] : nr_scanned;
 
-		scan_adjusted = 1;
 	}
-	(void)scan_adjusted;
 	sc->nr_reclaimed += nr_reclaimed;
 
 	if (sc->rec) {
@@ -506,18 +503,15 @@ static void prepare_scan_control(struct engine *e, struct scan_control *sc)
  * bookkeeping that decides whether reclaimers should slow down. */
 static void classic_shrink_node(struct engine *e, struct scan_control *sc)
 {
-	uint64_t nr_reclaimed, nr_scanned;
 	struct pglist_data *pgdat = &e->node;
 
 	memset(&sc->nr, 0, sizeof(sc->nr));
-	nr_reclaimed = sc->nr_reclaimed;
-	nr_scanned = sc->nr_scanned;
+	uint64_t nr_reclaimed = sc->nr_reclaimed;
 
 	prepare_scan_control(e, sc);
 	shrink_node_memcgs(e, sc);
 
 	uint64_t node_reclaimed = sc->nr_reclaimed - nr_reclaimed;
-	(void)nr_scanned;
 
 	if (sc->kswapd) {
 		/* Every folio taken was under writeback: flag the node so

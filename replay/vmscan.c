@@ -89,11 +89,7 @@ void reclaim_throttle(struct engine *e, enum vmscan_throttle_state reason)
 	if (reason == VMSCAN_THROTTLE_WRITEBACK && !sim_waitq_active(&pgdat->reclaim_wait[reason]))
 		pgdat->nr_reclaim_start = pgdat->nr_throttled_written;
 	count_vm_events(e, VM_mm_vmscan_throttled, 1);
-	simtime_t t0 = e->sim.now;
 	sim_wait(&e->sim, &pgdat->reclaim_wait[reason], timeout[reason]);
-	if (e->sim.current == NULL)
-		return;
-	(void)t0;
 }
 
 /* too_many_isolated: more folios of this type are isolated than an
