@@ -10,7 +10,7 @@
 #
 #   compile   a parallel compile job: gcc -O2 on four translation units of
 #             this repository, two compilers at a time, limit 32 MiB
-#   reader    a file-cache-heavy reader: cat of four 6 MiB files twice,
+#   reader    a file-cache-heavy reader: cat of four 5 MiB files once,
 #             then the first two again, limit 16 MiB (files made and
 #             written back before the capture, then dropped from the page
 #             cache, so that every read is a real one)
@@ -53,13 +53,13 @@ F="-std=gnu11 -O2 -D_GNU_SOURCE -Ireplay -Ianalysis -Icapture -I/usr/include/tra
 cc \$F -c replay/kevents.c -o $work/obj/1.o & cc \$F -c analysis/analyze.c -o $work/obj/2.o & wait
 cc \$F -c replay/ingest.c -o $work/obj/3.o & cc \$F -c capture/agent.c -o $work/obj/4.o & wait
 EOF
-for i in 1 2 3 4; do head -c 6M /dev/urandom >"$work/data/f$i"; done
+for i in 1 2 3 4; do head -c 5M /dev/urandom >"$work/data/f$i"; done
 sync
 cat >"$work/reader.sh" <<EOF
 #!/bin/sh
-# four 6 MiB files read twice, then the first two again
+# four 5 MiB files read once, then the first two again
 d=$work/data
-for pass in 1 2; do cat \$d/f1 \$d/f2 \$d/f3 \$d/f4 > /dev/null; done
+cat \$d/f1 \$d/f2 \$d/f3 \$d/f4 > /dev/null
 cat \$d/f1 \$d/f2 > /dev/null
 EOF
 chmod +x "$work/compile.sh" "$work/reader.sh"
@@ -85,18 +85,18 @@ kernel's page faults and page-cache events (replay/FORMAT.md).
 EOF
     ;;
     reader) cat <<EOF
-A file-cache-heavy reader: \`cat\` of four 6 MiB files (24 MiB) twice,
+A file-cache-heavy reader: \`cat\` of four 5 MiB files (20 MiB) once,
 then of the first two again, to /dev/null, in a 16 MiB memory cgroup. The
 files were written and synced before the capture and dropped from the
 page cache (\`dd iflag=nocache count=0\`), so every pass reads them anew
 and memcg reclaim evicts page cache the whole time. Not instrumented: the
 demand stream is the kernel's \`mm_filemap_get_pages\` reads.
 
-Note on this machine: its kernel (6.18.44-fc) charges reads of ext4 files
-partly as swap-backed (shmem) pages as well, which reclaim takes from the
-anonymous LRU and swaps out (pgscan_anon, pswpout below); a read() in the
-replay's model only brings page-cache pages in, so the anonymous counters
-cannot match here.
+Note on this machine: at high swappiness (the sw200 session) the kernel
+also reclaims swap-backed pages charged to the cgroup (pgscan_anon,
+pswpout below) that the trace's demand stream does not hold (its reads
+only bring page-cache pages in), so the anonymous counters cannot match
+there.
 EOF
     ;;
     anon-mt) cat <<EOF
