@@ -161,8 +161,10 @@ void engine_free_folio(struct engine *e, uint32_t pfn)
 	count_vm_events(e, VM_pgfree, 1);
 }
 
-/* The owner released the page (munmap, exit, unlink): no shadow, no
- * swap copy.  A folio a reclaimer holds is freed when it is put back. */
+/* The owner released the page (zap_pte_range on munmap and exit,
+ * delete_from_page_cache on unlink or truncate, free_swap_and_cache for
+ * its slot): no shadow, no swap copy.  A folio a reclaimer holds is freed
+ * when it is put back. */
 static void release_page(struct engine *e, uint32_t pfn)
 {
 	struct folio *f = &e->folio[pfn];
@@ -193,7 +195,7 @@ void engine_start_writeback(struct engine *e, uint32_t pfn)
 
 /* folio_end_writeback: a folio reclaim marked goes to the tail, and
  * reclaimers throttled on writeback are credited. */
-static void end_writeback(struct engine *e, uint32_t pfn)
+static void folio_end_writeback(struct engine *e, uint32_t pfn)
 {
 	struct folio *f = &e->folio[pfn];
 	if (!(f->flags & PG_writeback))
@@ -212,9 +214,9 @@ static void end_writeback(struct engine *e, uint32_t pfn)
 	}
 }
 
-/* The flusher writes every dirty file page; it runs every
- * dirty_writeback_interval, and when reclaim finds dirty pages nobody has
- * queued. */
+/* The flusher (wb_workfn, condensed) writes every dirty file page; it
+ * runs every dirty_writeback_interval, and when reclaim finds dirty pages
+ * nobody has queued (wakeup_flusher_threads). */
 static void flusher_run(struct engine *e)
 {
 	for (uint64_t i = 0; i < e->nr_dirty_list; i++) {
@@ -313,12 +315,13 @@ static int out_of_memory(struct engine *e, int scope)
 
 /* ---- allocation and charging ---------------------------------------------- */
 
-/* The allocator for one order-0 page (mm/page_alloc.c, condensed): the
- * low watermark on the fast path, then wake kswapd and try the min
- * watermark, then direct reclaim, retried until MAX_RECLAIM_RETRIES
- * passes make no progress, then the OOM killer.  Returns 0 when the
- * task was killed instead. */
-static int alloc_page(struct engine *e, struct task_state *t)
+/* alloc_pages for one order-0 page (mm/page_alloc.c, condensed):
+ * get_page_from_freelist at the low watermark; then, as
+ * __alloc_pages_slowpath does, wake_all_kswapds and retry at the min
+ * watermark, __alloc_pages_direct_reclaim, should_reclaim_retry until
+ * MAX_RECLAIM_RETRIES passes make no progress, __alloc_pages_may_oom.
+ * Returns 0 when the task was killed instead. */
+static int alloc_pages(struct engine *e, struct task_state *t)
 {
 	struct pglist_data *pgdat = &e->node;
 	if (pgdat->nr_free > pgdat->watermark[WMARK_LOW])
@@ -401,9 +404,11 @@ static int needs_slowpath(struct engine *e, struct task_state *t, uint32_t pfn)
 	return 0;
 }
 
-/* A page that is not resident is brought in: allocated, charged, read
- * if it has been in memory before, checked against its shadow, added to
- * the LRU.  Returns 0 when the task was killed on the way. */
+/* A page that is not resident is brought in, as do_anonymous_page,
+ * do_swap_page, filemap_fault and filemap_read do: allocated, charged,
+ * read if it has been in memory before, checked against its shadow
+ * (workingset_refault), added to the LRU.  Returns 0 when the task was
+ * killed on the way. */
 static int fault_in(struct engine *e, struct task_state *t, uint32_t pfn, unsigned op, int file)
 {
 	struct folio *f = &e->folio[pfn];
@@ -412,7 +417,7 @@ static int fault_in(struct engine *e, struct task_state *t, uint32_t pfn, unsign
 
 	/* Others touching the page wait until it is in (folio_lock). */
 	f->flags |= PG_locked;
-	int r = alloc_page(e, t);
+	int r = alloc_pages(e, t);
 	if (r > 0) {
 		r = try_charge_memcg(e, t, memcg);
 		if (r <= 0)
@@ -922,7 +927,7 @@ int engine_run(struct engine *e)
 			task_event(e, ev.id);
 			break;
 		case EV_IO_DONE:
-			end_writeback(e, ev.id);
+			folio_end_writeback(e, ev.id);
 			break;
 		case EV_FLUSH:
 			if (ev.id)

@@ -115,7 +115,6 @@ struct engine {
 
 	struct sim_thread kswapd;
 	enum { KSWAPD_SLEEPING, KSWAPD_NAPPING, KSWAPD_RUNNING } kswapd_state;
-	simtime_t kswapd_woken_at;
 	struct sim_waitq kswapd_wait;      /* pgdat->kswapd_wait       */
 	struct sim_waitq pfmemalloc_wait;  /* pgdat->pfmemalloc_wait   */
 	struct sim_waitq folio_wait;       /* folio_wait_locked        */
@@ -132,7 +131,6 @@ struct engine {
 		struct reclaim_record slowest[20];   /* direct, longest first */
 		uint32_t nr_slowest;
 	} rec_sum;
-	uint32_t invocations;
 
 	uint32_t *dirty_list;        /* file folios dirtied since the flusher ran */
 	uint64_t nr_dirty_list, cap_dirty_list;

@@ -59,7 +59,7 @@ enum { LRU_ANON = 0, LRU_FILE = 1, ANON_AND_FILE = 2 };
 static inline int is_file_lru(enum lru_list l)   { return l >= LRU_INACTIVE_FILE; }
 static inline int is_active_lru(enum lru_list l) { return l & 1; }
 
-/* One page of the trace.  Indexed by dense page id.  32 bytes. */
+/* One page of the trace.  Indexed by dense page id.  28 bytes. */
 struct folio {
 	uint32_t prev, next;        /* LRU links                               */
 	uint32_t flags;
@@ -70,7 +70,6 @@ struct folio {
 	uint16_t shadow_memcg;      /* lruvec whose clock the token reads       */
 	uint16_t pad;
 	uint32_t owner;             /* process (address space) index           */
-	uint32_t isolated_by;       /* reclaim invocation holding it           */
 };
 
 /* ---- vmstat ---------------------------------------------------------- */
@@ -106,7 +105,6 @@ struct mem_cgroup {
 	uint64_t max;               /* memory.max in pages; UINT64_MAX none  */
 	int swappiness;
 	struct lruvec lruvec;       /* the one node's lruvec of this memcg  */
-	uint64_t swap_usage;
 	char name[128];
 };
 
@@ -130,7 +128,6 @@ struct pglist_data {
 	uint64_t nr_dirty, nr_writeback;
 	int pgdat_dirty, pgdat_writeback;      /* PGDAT_DIRTY / PGDAT_WRITEBACK */
 	int kswapd_failures;
-	int kswapd_wake_pending;
 	struct sim_waitq reclaim_wait[NR_VMSCAN_THROTTLE];
 	uint64_t nr_reclaim_start;             /* NR_THROTTLED_WRITTEN snapshot */
 	uint64_t nr_throttled_written;
@@ -156,7 +153,6 @@ struct scan_control {
 	/* What this invocation did, for its reclaim record. */
 	uint64_t total_scanned;
 	uint64_t scanned_type[ANON_AND_FILE];
-	uint32_t invocation;
 	int early_exit;              /* policy variant switch (classic+early-exit) */
 	int early_exit_memcg_walk;   /* apply the memcg-walk break               */
 	uint32_t nr_survivors;       /* shrink_folio_list: folios kept in the list */

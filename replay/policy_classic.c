@@ -96,7 +96,6 @@ static uint32_t isolate_lru_folios(struct engine *e, uint64_t nr_to_scan, struct
 			continue;
 		}
 		f->flags |= PG_isolated;
-		f->isolated_by = sc->invocation;
 		dst[nr_taken++] = pfn;
 	}
 	*nr_scanned = scan;

@@ -975,7 +975,6 @@ static int isolate_folio(struct engine *e, uint32_t pfn, struct scan_control *sc
 	f->flags &= ~PG_reclaim;
 	lru_gen_del_folio(e, pfn, 1);
 	f->flags |= PG_isolated;
-	f->isolated_by = sc->invocation;
 	return 1;
 }
 

@@ -349,7 +349,6 @@ static void record_begin(struct engine *e, struct scan_control *sc, struct recla
 	r->task = sc->task;
 	r->kind = (uint8_t)kind;
 	r->priority = DEF_PRIORITY;
-	sc->invocation = ++e->invocations;
 	sc->rec = r;
 }
 
@@ -480,7 +479,6 @@ void wakeup_kswapd(struct engine *e)
 	if (pgdat_balanced(e))
 		return;
 	e->kswapd_state = KSWAPD_RUNNING;
-	e->kswapd_woken_at = e->sim.now;
 	sim_wake_all(&e->sim, &e->kswapd_wait);
 }
 
