@@ -15,74 +15,9 @@
 #include "policy.h"
 #include "policy_classic.h"
 #include "vmr_fixture.h"
+#include "engine_fixture.h"
 #include "vmscan.h"
 #include "workingset.h"
-
-/* A machine around a trivial trace of NR_PAGES pages (FILE_FROM.. are
- * file pages), with a memcg limit of LIMIT pages (0: none) and SWAP
- * pages of zram. */
-struct box {
-	char path[64];
-	struct vmr v;
-	struct engine e;
-};
-
-static void box_open(struct box *b, const struct reclaim_policy *pol, uint32_t nr_pages,
-		     uint32_t file_from, uint64_t limit, uint64_t swap, int swappiness)
-{
-	snprintf(b->path, sizeof(b->path), "/tmp/test_classic.%d.vmr", (int)getpid());
-	uint8_t *file = calloc(nr_pages, 1);
-	for (uint32_t i = file_from; i < nr_pages; i++)
-		file[i] = 1;
-	struct vmr_rec r = fixture_rec(0, file_from ? VMR_OP_STORE : VMR_OP_READ, !file_from, 0);
-	struct fixture_task t = { 0, &r, 1 };
-	assert_int_equal(fixture_vmr(b->path, &t, 1, nr_pages, file, "page_size\t4096\n"), 0);
-	free(file);
-	char err[256];
-	assert_int_equal(vmr_open(&b->v, b->path, err, sizeof(err)), 0);
-	struct engine_params p = { .policy = pol, .swappiness = swappiness,
-				   .memory_limit = limit * 4096, .node_memory = 1ull << 30,
-				   .swap_size = swap * 4096, .seed = 1 };
-	assert_int_equal(backing_parse("zram", &p.swap, NULL, err, sizeof(err)), 0);
-	assert_int_equal(backing_parse("ssd", &p.file, NULL, err, sizeof(err)), 0);
-	assert_int_equal(engine_init(&b->e, &b->v, &p, err, sizeof(err)), 0);
-}
-
-static void box_close(struct box *b)
-{
-	engine_free(&b->e);
-	vmr_close(&b->v);
-	unlink(b->path);
-}
-
-/* Puts page PFN in memory as a fault would (mapped, not young), on the
- * LRU of the trace's memcg. */
-static void install(struct engine *e, uint32_t pfn, uint32_t extra_flags)
-{
-	struct folio *f = &e->folio[pfn];
-	int memcg = e->nr_memcgs - 1;
-	f->flags |= PG_resident | PG_seen | extra_flags;
-	if (f->flags & PG_swapbacked)
-		f->flags |= PG_mapped | PG_dirty;
-	f->memcg = (uint16_t)memcg;
-	f->owner = 0;
-	e->procs[0].rss++;
-	e->node.nr_free--;
-	for (int m = memcg; m >= 0; m = e->memcgs[m].parent)
-		e->memcgs[m].usage++;
-	e->policy->folio_add_lru(e, pfn);
-}
-
-static struct scan_control sc_for(int priority, int target)
-{
-	struct scan_control sc = { 0 };
-	sc.priority = priority;
-	sc.target_mem_cgroup = target;
-	sc.may_swap = sc.may_unmap = sc.may_writepage = sc.gfp_io_fs = 1;
-	sc.nr_to_reclaim = SWAP_CLUSTER_MAX;
-	sc.task = UINT32_MAX;
-	return sc;
-}
 
 /* ---- get_scan_count --------------------------------------------------- */
 
@@ -133,7 +68,7 @@ static void scan_count_fract(void **state)
 	/* Swappiness 200: file gets nothing. */
 	b.e.memcgs[0].swappiness = 200;
 	expect_scan(&b.e, &sc, 0, 8, 4, 0, 0);
-	box_close(&b);
+	box_free(&b);
 }
 
 static void scan_count_modes(void **state)
@@ -170,7 +105,7 @@ static void scan_count_modes(void **state)
 	/* ... but at priority 0 it does not go EQUAL either. */
 	sc.priority = 0;
 	expect_scan(&b.e, &sc, 0, 0, 0, 16384, 8192);
-	box_close(&b);
+	box_free(&b);
 }
 
 /* ---- inactive_is_low ------------------------------------------------------ */
@@ -196,7 +131,7 @@ static void inactive_low(void **state)
 	assert_true(inactive_is_low(e, 0, LRU_INACTIVE_ANON));
 	set_sizes(e, 0, 240000, 2381440, 0, 0);
 	assert_false(inactive_is_low(e, 0, LRU_INACTIVE_ANON));
-	box_close(&b);
+	box_free(&b);
 }
 
 /* ---- folio_mark_accessed ---------------------------------------------------- */
@@ -224,7 +159,7 @@ static void two_touch(void **state)
 	e->policy->folio_mark_accessed(e, 1);           /* third: referenced, stays */
 	assert_true(f->flags & PG_referenced);
 	assert_int_equal(e->vm[VM_pgactivate], 1);
-	box_close(&b);
+	box_free(&b);
 }
 
 /* ---- workingset_refault ----------------------------------------------------- */
@@ -278,7 +213,7 @@ static void refault_distance(void **state)
 	workingset_refault(e, 7);
 	assert_true(e->folio[7].flags & PG_workingset);
 	assert_int_equal(e->vm[VM_workingset_restore_file], 1);
-	box_close(&b);
+	box_free(&b);
 }
 
 /* ---- shrink_lruvec ------------------------------------------------------------ */
@@ -309,7 +244,7 @@ static void proportional_stop(void **state)
 	assert_int_equal(e->vm[VM_pswpout], 32);
 	assert_int_equal(e->vm[VM_pgscan_direct], 0);     /* cgroup reclaim: no global event */
 	assert_int_equal(sc.nr_reclaimed, 96);
-	box_close(&b);
+	box_free(&b);
 }
 
 /* The same lists in the root memcg under global direct reclaim at
@@ -335,7 +270,7 @@ static void early_exit_goal(void **state)
 		assert_int_equal(e->vm[VM_pgscan_file], want_file[i]);
 		assert_int_equal(e->vm[VM_pgscan_direct], 32 + want_file[i]);
 		assert_int_equal(sc.nr_reclaimed, 32 + want_file[i]);
-		box_close(&b);
+		box_free(&b);
 	}
 }
 

@@ -1,0 +1,86 @@
+/*
+ * engine_fixture.h — a small simulated machine for the policy tests
+ * (test_classic.c, test_mglru.c): a trivial trace, an engine around it,
+ * and ways to put pages in memory and to reclaim at a chosen priority.
+ * Include after cmocka.h and vmr_fixture.h.
+ */
+#ifndef ENGINE_FIXTURE_H
+#define ENGINE_FIXTURE_H
+
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "engine.h"
+#include "policy.h"
+
+/* A machine around a trivial trace of NR_PAGES pages (FILE_FROM.. are
+ * file pages; anon pages share one address space, page i at virtual page
+ * i), with a memcg limit of LIMIT pages (0: none), SWAP pages of zram, a
+ * 1 GiB node and an SSD for files. */
+struct box {
+	char path[64];
+	struct vmr v;
+	struct engine e;
+};
+
+static inline void box_open(struct box *b, const struct reclaim_policy *pol, uint32_t nr_pages,
+			    uint32_t file_from, uint64_t limit, uint64_t swap, int swappiness)
+{
+	snprintf(b->path, sizeof(b->path), "/tmp/engine_fixture.%d.vmr", (int)getpid());
+	uint8_t *file = calloc(nr_pages, 1);
+	for (uint32_t i = file_from; i < nr_pages; i++)
+		file[i] = 1;
+	struct vmr_rec r = fixture_rec(0, file_from ? VMR_OP_STORE : VMR_OP_READ, !file_from, 0);
+	struct fixture_task t = { 0, &r, 1 };
+	assert_int_equal(fixture_vmr(b->path, &t, 1, nr_pages, file, "page_size\t4096\n"), 0);
+	free(file);
+	char err[256];
+	assert_int_equal(vmr_open(&b->v, b->path, err, sizeof(err)), 0);
+	struct engine_params p = { .policy = pol, .swappiness = swappiness,
+				   .memory_limit = limit * 4096, .node_memory = 1ull << 30,
+				   .swap_size = swap * 4096, .seed = 1 };
+	assert_int_equal(backing_parse("zram", &p.swap, NULL, err, sizeof(err)), 0);
+	assert_int_equal(backing_parse("ssd", &p.file, NULL, err, sizeof(err)), 0);
+	assert_int_equal(engine_init(&b->e, &b->v, &p, err, sizeof(err)), 0);
+}
+
+static inline void box_free(struct box *b)
+{
+	engine_free(&b->e);
+	vmr_close(&b->v);
+	unlink(b->path);
+}
+
+/* Puts page PFN in memory on the trace's memcg as a fault (anon: mapped,
+ * not young, dirty) or a read() (file: not mapped) would, then adds it to
+ * the LRU through the policy. */
+static inline void install(struct engine *e, uint32_t pfn, uint32_t extra_flags)
+{
+	struct folio *f = &e->folio[pfn];
+	int memcg = e->nr_memcgs - 1;
+	f->flags |= PG_resident | PG_seen | extra_flags;
+	if (f->flags & PG_swapbacked)
+		f->flags |= PG_mapped | PG_dirty;
+	f->memcg = (uint16_t)memcg;
+	f->owner = 0;
+	e->procs[0].rss++;
+	e->node.nr_free--;
+	for (int m = memcg; m >= 0; m = e->memcgs[m].parent)
+		e->memcgs[m].usage++;
+	e->policy->folio_add_lru(e, pfn);
+}
+
+/* A scan_control as the reclaim drivers set it up, at PRIORITY for
+ * TARGET (-1: global reclaim), by no task. */
+static inline struct scan_control sc_for(int priority, int target)
+{
+	struct scan_control sc = { 0 };
+	sc.priority = priority;
+	sc.target_mem_cgroup = target;
+	sc.may_swap = sc.may_unmap = sc.may_writepage = sc.gfp_io_fs = 1;
+	sc.nr_to_reclaim = SWAP_CLUSTER_MAX;
+	sc.task = UINT32_MAX;
+	return sc;
+}
+
+#endif
