@@ -263,24 +263,11 @@ static int run(void)
 
 int main(int argc, char **argv)
 {
-    int rc;
-
     if (wl_init("anon-storm") != 0)
         return WL_EXIT_RUNTIME;
     if (parse_options(argc, argv) != 0)
         return WL_EXIT_USAGE;
     t_start = wl_now();
 
-    wl_emit_session("anon-storm", argc, argv, opt.memory_limit,
-                    (int32_t)opt.swappiness);
-    if (wl_emit_vmstat() != 0) {
-        wl_errno("/proc/vmstat");
-        return WL_EXIT_RUNTIME;
-    }
-    wl_task_begin((uint32_t)getppid(), "anon-storm");
-    rc = run();
-    wl_task_end(rc);
-    wl_emit_vmstat();
-    wl_print_summary();
-    return rc;
+    return wl_session("anon-storm", argc, argv, opt.memory_limit, (int32_t)opt.swappiness, run);
 }

@@ -618,24 +618,11 @@ cleanup:
 
 int main(int argc, char **argv)
 {
-    int rc;
-
     if (wl_init("build-like") != 0)
         return WL_EXIT_RUNTIME;
     if (parse_options(argc, argv) != 0)
         return WL_EXIT_USAGE;
     t_start = wl_now();
 
-    wl_emit_session("build-like", argc, argv, opt.memory_limit,
-                    (int32_t)opt.swappiness);
-    if (wl_emit_vmstat() != 0) {
-        wl_errno("/proc/vmstat");
-        return WL_EXIT_RUNTIME;
-    }
-    wl_task_begin((uint32_t)getppid(), "build-like");
-    rc = run();
-    wl_task_end(rc);
-    wl_emit_vmstat();
-    wl_print_summary();
-    return rc;
+    return wl_session("build-like", argc, argv, opt.memory_limit, (int32_t)opt.swappiness, run);
 }

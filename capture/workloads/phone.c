@@ -959,7 +959,6 @@ static void on_hangup(int sig)
 int main(int argc, char **argv)
 {
     struct sigaction sa;
-    int rc;
 
     if (wl_init("phone") != 0)
         return WL_EXIT_RUNTIME;
@@ -972,16 +971,5 @@ int main(int argc, char **argv)
     if (parse_options(argc, argv) != 0)
         return WL_EXIT_USAGE;
 
-    wl_emit_session("phone", argc, argv, opt.memory_limit,
-                    (int32_t)opt.swappiness);
-    if (wl_emit_vmstat() != 0) {
-        wl_errno("/proc/vmstat");
-        return WL_EXIT_RUNTIME;
-    }
-    wl_task_begin((uint32_t)getppid(), "phone");
-    rc = run();
-    wl_task_end(rc);
-    wl_emit_vmstat();
-    wl_print_summary();
-    return rc;
+    return wl_session("phone", argc, argv, opt.memory_limit, (int32_t)opt.swappiness, run);
 }

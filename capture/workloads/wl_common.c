@@ -1108,3 +1108,21 @@ int wl_cg_teardown(void)
     cg.real = 0;
     return rc;
 }
+
+int wl_session(const char *workload, int argc, char **argv, uint64_t memory_limit,
+               int32_t swappiness, int (*run)(void))
+{
+    int rc;
+
+    wl_emit_session(workload, argc, argv, memory_limit, swappiness);
+    if (wl_emit_vmstat() != 0) {
+        wl_errno("/proc/vmstat");
+        return WL_EXIT_RUNTIME;
+    }
+    wl_task_begin((uint32_t)getppid(), workload);
+    rc = run();
+    wl_task_end(rc);
+    wl_emit_vmstat();
+    wl_print_summary();
+    return rc;
+}

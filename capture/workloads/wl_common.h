@@ -147,4 +147,12 @@ void wl_counts_flush(void);
  */
 void wl_print_summary(void);
 
+/*
+ * The frame every workload runs in, once its options are parsed: the
+ * session event and a vmstat snapshot, the main task's begin, RUN, its
+ * end, a last snapshot and the summary.  Returns RUN's exit status.
+ */
+int wl_session(const char *workload, int argc, char **argv, uint64_t memory_limit,
+               int32_t swappiness, int (*run)(void));
+
 #endif /* WL_COMMON_H */
