@@ -116,15 +116,27 @@ simtime_t backing_submit(struct backing *b, simtime_t now, simtime_t base, uint3
 		simtime_t span = base * b->p.jitter_pct / 100;
 		return now + base - span + (span ? (simtime_t)((uint64_t)rand * (2 * span + 1) >> 32) : 0);
 	}
-	/* The request takes the slot that frees first (a FIFO of DEPTH servers). */
-	uint32_t best = 0;
-	for (uint32_t i = 1; i < b->p.depth; i++)
-		if (b->slot_free[i] < b->slot_free[best])
-			best = i;
-	simtime_t start = b->slot_free[best] > now ? b->slot_free[best] : now;
+	/* The request takes the slot that frees first (a FIFO of DEPTH
+	 * servers).  slot_free is a min-heap: its root is that slot, and
+	 * only the earliest time matters, not which server has it. */
+	simtime_t *slot = b->slot_free;
+	simtime_t start = slot[0] > now ? slot[0] : now;
 	/* Jitter in integer arithmetic, so results are the same everywhere. */
 	simtime_t span = base * b->p.jitter_pct / 100;
 	simtime_t lat = base - span + (span ? (simtime_t)((uint64_t)rand * (2 * span + 1) >> 32) : 0);
-	b->slot_free[best] = start + lat;
-	return start + lat;
+	simtime_t done = start + lat;
+	uint32_t i = 0, n = b->p.depth;
+	for (;;) {              /* sift the root's new time down */
+		uint32_t c = 2 * i + 1;
+		if (c >= n)
+			break;
+		if (c + 1 < n && slot[c + 1] < slot[c])
+			c++;
+		if (slot[c] >= done)
+			break;
+		slot[i] = slot[c];
+		i = c;
+	}
+	slot[i] = done;
+	return done;
 }

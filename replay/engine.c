@@ -719,9 +719,11 @@ static void free_cgroup_lines(struct cgroup_lines *cl)
 	memset(cl, 0, sizeof(*cl));
 }
 
-static void init_memcg(struct mem_cgroup *mc, int parent, const char *name, int swappiness)
+static void init_memcg(struct engine *e, int idx, int parent, const char *name, int swappiness)
 {
+	struct mem_cgroup *mc = &e->memcgs[idx];
 	memset(mc, 0, sizeof(*mc));
+	mc->lruvec.memcg = idx;
 	mc->parent = parent;
 	mc->max = UINT64_MAX;
 	mc->swappiness = swappiness;
@@ -750,34 +752,12 @@ static int memcg_by_path(struct engine *e, const char *path, int swappiness)
 				found = m;
 		if (found < 0) {
 			found = e->nr_memcgs++;
-			init_memcg(&e->memcgs[found], parent, comp, swappiness);
+			init_memcg(e, found, parent, comp, swappiness);
 		}
 		parent = found;
 		p += n + (slash ? 1 : 0);
 	}
 	return parent;
-}
-
-/* The subtree lists behind lruvec_page_state (the tree no longer changes). */
-static int memcg_build_subtrees(struct engine *e)
-{
-	int n = e->nr_memcgs, total = 0;
-	e->memcg_desc_start = calloc(n + 1, sizeof(int));
-	e->memcg_desc = calloc((size_t)n * n, sizeof(int));
-	if (!e->memcg_desc_start || !e->memcg_desc)
-		return -1;
-	for (int m = 0; m < n; m++) {
-		e->memcg_desc_start[m] = total;
-		for (int d = m; d < n; d++) {
-			int a = d;
-			while (a > m)
-				a = e->memcgs[a].parent;
-			if (a == m)
-				e->memcg_desc[total++] = d;
-		}
-	}
-	e->memcg_desc_start[n] = total;
-	return 0;
 }
 
 int engine_init(struct engine *e, const struct vmr *v, const struct engine_params *p,
@@ -824,9 +804,9 @@ int engine_init(struct engine *e, const struct vmr *v, const struct engine_param
 	if (!e->memcgs)
 		goto oom;
 	e->nr_memcgs = 1;
-	init_memcg(&e->memcgs[0], -1, "", p->swappiness);
+	init_memcg(e, 0, -1, "", p->swappiness);
 	if (limit || cl.nr) {
-		init_memcg(&e->memcgs[1], 0, "", p->swappiness);
+		init_memcg(e, 1, 0, "", p->swappiness);
 		if (limit)
 			e->memcgs[1].max = limit / page_size;
 		e->nr_memcgs = 2;
@@ -843,8 +823,6 @@ int engine_init(struct engine *e, const struct vmr *v, const struct engine_param
 			e->memcgs[m].max = cl.l[i].limit / page_size;
 	}
 
-	if (memcg_build_subtrees(e) != 0)
-		goto oom;
 	if (backing_init(&e->swap, &p->swap) != 0 || backing_init(&e->file, &p->file) != 0)
 		goto oom;
 	e->swap_slots = p->swap_size / page_size;
@@ -962,8 +940,6 @@ void engine_free(struct engine *e)
 	if (e->folio)
 		munmap(e->folio, e->folio_bytes);
 	free(e->memcgs);
-	free(e->memcg_desc);
-	free(e->memcg_desc_start);
 	free(e->tasks);
 	free(e->procs);
 	free(e->records);

@@ -100,9 +100,6 @@ struct engine {
 	struct pglist_data node;
 	struct mem_cgroup *memcgs;
 	int nr_memcgs;
-	/* Each memcg's subtree (itself first): memcg_desc[memcg_desc_start[m]
-	 * .. memcg_desc_start[m + 1]), for hierarchical statistics. */
-	int *memcg_desc, *memcg_desc_start;
 	uint64_t vm[NR_VM_ITEMS];
 
 	struct task_state *tasks;

@@ -91,7 +91,9 @@ extern const char *const vmstat_text[NR_VM_ITEMS];
 /* ---- lruvec, memcg, node -------------------------------------------- */
 struct lruvec {
 	uint32_t head[NR_LRU_LISTS], tail[NR_LRU_LISTS];
-	uint64_t size[NR_LRU_LISTS];
+	uint64_t size[NR_LRU_LISTS];           /* this memcg's own lists   */
+	uint64_t subtree_size[NR_LRU_LISTS];   /* with its descendants'    */
+	int memcg;                             /* the memcg it belongs to  */
 	uint64_t anon_cost, file_cost;         /* lru_note_cost            */
 	uint64_t nonresident_age;              /* workingset clock          */
 	uint64_t refaults[ANON_AND_FILE];      /* snapshot_refaults         */

@@ -15,6 +15,17 @@ static inline enum lru_list folio_lru_list(const struct folio *f)
 	       !!(f->flags & PG_active);
 }
 
+/* update_lru_size: a list of LV grew by NR (or shrank).  The kernel's
+ * __mod_lruvec_state makes the memcg statistics hierarchical; here the
+ * subtree sizes of every ancestor are kept current at the same moment,
+ * so lruvec_page_state is a read, not a walk of the subtree. */
+static inline void update_lru_size(struct engine *e, struct lruvec *lv, enum lru_list lru, int64_t nr)
+{
+	lv->size[lru] += (uint64_t)nr;
+	for (int m = lv->memcg; m >= 0; m = e->memcgs[m].parent)
+		e->memcgs[m].lruvec.subtree_size[lru] += (uint64_t)nr;
+}
+
 static inline void lruvec_add_folio(struct engine *e, struct lruvec *lv, uint32_t pfn)
 {
 	struct folio *f = &e->folio[pfn];
@@ -27,7 +38,7 @@ static inline void lruvec_add_folio(struct engine *e, struct lruvec *lv, uint32_
 	else
 		lv->tail[lru] = pfn;
 	lv->head[lru] = pfn;
-	lv->size[lru]++;
+	update_lru_size(e, lv, lru, 1);
 	f->flags |= PG_lru;
 }
 
@@ -43,7 +54,7 @@ static inline void lruvec_add_folio_tail(struct engine *e, struct lruvec *lv, ui
 	else
 		lv->head[lru] = pfn;
 	lv->tail[lru] = pfn;
-	lv->size[lru]++;
+	update_lru_size(e, lv, lru, 1);
 	f->flags |= PG_lru;
 }
 
@@ -59,7 +70,7 @@ static inline void lruvec_del_folio(struct engine *e, struct lruvec *lv, uint32_
 		e->folio[f->next].prev = f->prev;
 	else
 		lv->tail[lru] = f->prev;
-	lv->size[lru]--;
+	update_lru_size(e, lv, lru, -1);
 	f->flags &= ~PG_lru;
 }
 

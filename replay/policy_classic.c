@@ -299,7 +299,9 @@ out:
 		case SCAN_EQUAL:
 			break;
 		case SCAN_FRACT:
-			scan = denominator ? scan * fraction[file] / denominator : 0;
+			/* (scan first: most lists are empty at high priority,
+			 * and the division is the costly part of this loop) */
+			scan = scan && denominator ? scan * fraction[file] / denominator : 0;
 			break;
 		case SCAN_FILE:
 		case SCAN_ANON:

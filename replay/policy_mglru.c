@@ -190,7 +190,7 @@ static void lru_gen_update_size(struct engine *e, int memcg, struct lru_gen_foli
 				const struct folio *f, int old_gen, int new_gen)
 {
 	int type = folio_is_file_lru(f);
-	uint64_t *size = e->memcgs[memcg].lruvec.size;
+	struct lruvec *lv = &e->memcgs[memcg].lruvec;
 	int lru = type * LRU_INACTIVE_FILE;
 
 	if (old_gen >= 0)
@@ -199,18 +199,18 @@ static void lru_gen_update_size(struct engine *e, int memcg, struct lru_gen_foli
 		lrugen->nr_pages[new_gen][type]++;
 	/* addition */
 	if (old_gen < 0) {
-		size[lru + lru_gen_is_active(lrugen, new_gen)]++;
+		update_lru_size(e, lv, lru + lru_gen_is_active(lrugen, new_gen), 1);
 		return;
 	}
 	/* deletion */
 	if (new_gen < 0) {
-		size[lru + lru_gen_is_active(lrugen, old_gen)]--;
+		update_lru_size(e, lv, lru + lru_gen_is_active(lrugen, old_gen), -1);
 		return;
 	}
 	/* promotion; demotion requires isolation */
 	if (!lru_gen_is_active(lrugen, old_gen) && lru_gen_is_active(lrugen, new_gen)) {
-		size[lru]--;
-		size[lru + 1]++;
+		update_lru_size(e, lv, lru, -1);
+		update_lru_size(e, lv, lru + 1, 1);
 	}
 }
 
@@ -710,10 +710,10 @@ restart:
 	int next = lru_gen_from_seq(lrugen->max_seq + 1);
 	for (int type = 0; type < ANON_AND_FILE; type++) {
 		int64_t delta = lrugen->nr_pages[prev][type] - lrugen->nr_pages[next][type];
-		uint64_t *size = e->memcgs[memcg].lruvec.size;
+		struct lruvec *lv = &e->memcgs[memcg].lruvec;
 		int lru = type * LRU_INACTIVE_FILE;
-		size[lru] = (uint64_t)((int64_t)size[lru] + delta);
-		size[lru + 1] = (uint64_t)((int64_t)size[lru + 1] - delta);
+		update_lru_size(e, lv, lru, delta);
+		update_lru_size(e, lv, lru + 1, -delta);
 	}
 	for (int type = 0; type < ANON_AND_FILE; type++)
 		reset_ctrl_pos(lrugen, type, 0);

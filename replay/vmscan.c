@@ -17,24 +17,11 @@
 
 /* ---- statistics ------------------------------------------------------ */
 
-uint64_t lruvec_page_state(const struct engine *e, int memcg, enum lru_list lru)
-{
-	/* Sum over the memcg's subtree (memcg statistics are hierarchical). */
-	uint64_t sum = 0;
-	for (int i = e->memcg_desc_start[memcg]; i < e->memcg_desc_start[memcg + 1]; i++)
-		sum += e->memcgs[e->memcg_desc[i]].lruvec.size[lru];
-	return sum;
-}
-
-/* All four evictable lists of the subtree at once. */
+/* All four evictable lists of the memcg's subtree. */
 static uint64_t lruvec_lru_pages(const struct engine *e, int memcg)
 {
-	uint64_t sum = 0;
-	for (int i = e->memcg_desc_start[memcg]; i < e->memcg_desc_start[memcg + 1]; i++) {
-		const uint64_t *sz = e->memcgs[e->memcg_desc[i]].lruvec.size;
-		sum += sz[0] + sz[1] + sz[2] + sz[3];
-	}
-	return sum;
+	const uint64_t *sz = e->memcgs[memcg].lruvec.subtree_size;
+	return sz[0] + sz[1] + sz[2] + sz[3];
 }
 
 /* lru_note_cost: reclaim of TYPE cost NR_IO writes and NR_ROTATED

@@ -25,7 +25,10 @@ enum folio_references {
 };
 
 /* lruvec_page_state(NR_LRU_BASE + lru): hierarchical, like memcg stats. */
-uint64_t lruvec_page_state(const struct engine *e, int memcg, enum lru_list lru);
+static inline uint64_t lruvec_page_state(const struct engine *e, int memcg, enum lru_list lru)
+{
+	return e->memcgs[memcg].lruvec.subtree_size[lru];
+}
 /* lruvec_lru_size: the memcg's own list (not its children's). */
 static inline uint64_t lruvec_lru_size(const struct engine *e, int memcg, enum lru_list lru)
 {
