@@ -23,11 +23,12 @@
 
 static void set_sizes(struct engine *e, int memcg, uint64_t ia, uint64_t aa, uint64_t inf, uint64_t af)
 {
+	/* Through update_lru_size, so that the ancestors' subtree sizes
+	 * (what lruvec_page_state reads) agree. */
 	struct lruvec *lv = &e->memcgs[memcg].lruvec;
-	lv->size[LRU_INACTIVE_ANON] = ia;
-	lv->size[LRU_ACTIVE_ANON] = aa;
-	lv->size[LRU_INACTIVE_FILE] = inf;
-	lv->size[LRU_ACTIVE_FILE] = af;
+	uint64_t want[NR_LRU_LISTS] = { ia, aa, inf, af };
+	for (int l = 0; l < NR_LRU_LISTS; l++)
+		update_lru_size(e, lv, l, (int64_t)(want[l] - lv->size[l]));
 }
 
 static void expect_scan(struct engine *e, struct scan_control *sc, int memcg,
@@ -171,9 +172,7 @@ static void refault_distance(void **state)
 	box_open(&b, &policy_classic, 8, 4, 0, 0, 60);   /* no swap: anon lists don't count */
 	struct engine *e = &b.e;
 	struct lruvec *lv = &e->memcgs[0].lruvec;
-	lv->size[LRU_ACTIVE_FILE] = 100;
-	lv->size[LRU_INACTIVE_FILE] = 50;
-	lv->size[LRU_ACTIVE_ANON] = 1000;
+	set_sizes(e, 0, 0, 1000, 50, 100);
 
 	/* A file page evicted when the clock read 900. */
 	lv->nonresident_age = 900;
