@@ -154,7 +154,7 @@ void engine_free_folio(struct engine *e, uint32_t pfn)
 		f->flags |= PG_swapped;
 	}
 	f->flags &= ~(PG_resident | PG_lru | PG_active | PG_referenced | PG_mapped | PG_young |
-		      PG_dirty | PG_workingset | PG_reclaim | PG_isolated | PG_freed);
+		      PG_dirty | PG_workingset | PG_reclaim | PG_isolated | PG_freed | PG_precached);
 	e->node.nr_free++;
 	mem_cgroup_uncharge(e, f->memcg);
 	e->procs[f->owner].rss--;
@@ -169,7 +169,7 @@ static void release_page(struct engine *e, uint32_t pfn)
 {
 	struct folio *f = &e->folio[pfn];
 	engine_free_swap(e, pfn);
-	f->flags &= ~(PG_shadow | PG_seen | PG_swapped);
+	f->flags &= ~(PG_shadow | PG_seen | PG_swapped | PG_precached);
 	if (!(f->flags & PG_resident))
 		return;
 	if (f->flags & PG_isolated) {
@@ -388,6 +388,19 @@ static int try_charge_memcg(struct engine *e, struct task_state *t, int memcg)
 
 /* ---- the fault path -------------------------------------------------------- */
 
+/* The memcg a folio brought in by T is charged to: T's (mem_cgroup_charge
+ * charges the faulting task's cgroup), except for a file page that was in
+ * the page cache before the session (PG_precached, from the trace's
+ * VMR_PAGE_PRECACHED): it stays charged where it was, which the trace
+ * does not say, so to the root.  Once it has left memory, its next fault
+ * is the workload's own insertion. */
+static int folio_charge_memcg(const struct engine *e, const struct task_state *t, uint32_t pfn)
+{
+	if (e->folio[pfn].flags & PG_precached)
+		return 0;
+	return e->procs[t->proc].memcg;
+}
+
 /* Does touching PFN need anything that can sleep (reclaim, I/O)? */
 static int needs_slowpath(struct engine *e, struct task_state *t, uint32_t pfn)
 {
@@ -398,7 +411,7 @@ static int needs_slowpath(struct engine *e, struct task_state *t, uint32_t pfn)
 		return 1;
 	if (e->node.nr_free <= e->node.watermark[WMARK_MIN])
 		return 1;
-	for (int m = e->procs[t->proc].memcg; m >= 0; m = e->memcgs[m].parent)
+	for (int m = folio_charge_memcg(e, t, pfn); m >= 0; m = e->memcgs[m].parent)
 		if (e->memcgs[m].usage + 1 > e->memcgs[m].max)
 			return 1;
 	return 0;
@@ -412,7 +425,7 @@ static int needs_slowpath(struct engine *e, struct task_state *t, uint32_t pfn)
 static int fault_in(struct engine *e, struct task_state *t, uint32_t pfn, unsigned op, int file)
 {
 	struct folio *f = &e->folio[pfn];
-	int memcg = e->procs[t->proc].memcg;
+	int memcg = folio_charge_memcg(e, t, pfn);
 	int major = (f->flags & PG_swapped) || (file && (f->flags & PG_seen));
 
 	/* Others touching the page wait until it is in (folio_lock). */
@@ -780,9 +793,12 @@ int engine_init(struct engine *e, const struct vmr *v, const struct engine_param
 	e->folio = folio_array_alloc(e->nr_folios, &e->folio_bytes);
 	if (!e->folio)
 		goto oom;
-	for (uint32_t i = 0; i < e->nr_folios; i++)
+	for (uint32_t i = 0; i < e->nr_folios; i++) {
 		if (v->pages[i].kind == VMR_PAGE_ANON)
 			e->folio[i].flags = PG_swapbacked;
+		if (v->pages[i].flags & VMR_PAGE_PRECACHED)
+			e->folio[i].flags = PG_precached;
+	}
 
 	/* The machine: the node has the given RAM, or the capture's. */
 	uint64_t node_bytes = p->node_memory ? p->node_memory : meta_u64(v, "mem_total", 0);

@@ -760,6 +760,13 @@ void ingest_sink_name_tasks(struct sink *s, void (*fn)(void *arg, uint32_t tid, 
 		fn(arg, s->tasks[i].t.tid, &s->tasks[i].t.ppid, s->tasks[i].t.comm);
 }
 
+void ingest_sink_each_file_page(struct sink *s, void (*fn)(void *arg, struct vmr_page *p), void *arg)
+{
+	for (uint32_t i = 0; i < s->pm.nr_pages; i++)
+		if (s->pm.pages[i].kind == VMR_PAGE_FILE)
+			fn(arg, &s->pm.pages[i]);
+}
+
 int ingest_sink_track_residency(struct sink *s)
 {
 	s->track_resident = 1;

@@ -33,6 +33,8 @@ void ingest_sink_task_end(struct sink *s, uint32_t tid, uint64_t ts);
 /* Fills in ppid and comm of every task whose stream kevents made. */
 void ingest_sink_name_tasks(struct sink *s, void (*fn)(void *arg, uint32_t tid, uint32_t *ppid,
 						       char comm[16]), void *arg);
+/* Calls FN on every file page the streams hold (its flags may change). */
+void ingest_sink_each_file_page(struct sink *s, void (*fn)(void *arg, struct vmr_page *p), void *arg);
 /* Starts tracking which pages are resident (before the first range). */
 int ingest_sink_track_residency(struct sink *s);
 

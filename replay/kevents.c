@@ -188,6 +188,9 @@ struct kevents {
 	/* pending filemap adds, by task */
 	struct kdem *pend;
 	size_t nr_pend, cap_pend;
+	/* file pages the workload inserted into the page cache */
+	struct pkey { uint64_t dev, ino, index; } *ins;
+	size_t nr_ins, cap_ins;
 
 	/* capture facts: the capture's session event, kept whole */
 	struct {
@@ -207,7 +210,7 @@ struct kevents {
 
 	/* counts for the metadata */
 	uint64_t n_fault_anon, n_fault_file, n_fault_unmapped, n_fault_cow;
-	uint64_t n_read_pages, n_write_pages, n_free_pages, n_evict, n_readahead;
+	uint64_t n_read_pages, n_write_pages, n_free_pages, n_evict, n_readahead, n_precached;
 	uint64_t n_damon_regions, n_damon_passes, n_damon_refs, n_damon_lost;
 	uint64_t n_filtered;
 };
@@ -258,6 +261,7 @@ void kevents_free(struct kevents *k)
 	free(k->t);
 	free(k->tslot);
 	free(k->pend);
+	free(k->ins);
 	free(k->evict);
 	free(k);
 }
@@ -966,6 +970,53 @@ static int resolve_pending(struct walk *w, struct tinfo *t, const struct kdem *n
 	return rc;
 }
 
+/* ---- file pages cached before the session ------------------------------ */
+
+/* In both cgroup versions a page-cache page is charged to the cgroup of
+ * the task that inserted it and stays there however often others use
+ * it.  A file page the workload used but never inserted (a compiler's
+ * text, shared libraries, headers read by an earlier build) was already
+ * cached: the session's limit reclaim never sees it.  Such pages are
+ * flagged VMR_PAGE_PRECACHED and the replay charges them outside the
+ * session (engine.c, fault_in).  A page inserted by the workload at any
+ * time counts as its own from its first use (DEVIATIONS.md). */
+static int note_insertion(struct kevents *k, const struct kdem *d)
+{
+	uint64_t n = 1ull << (d->order & 0x7f);
+	if (grow((void **)&k->ins, &k->cap_ins, k->nr_ins + n, sizeof(*k->ins)) != 0)
+		return -1;
+	for (uint64_t i = 0; i < n; i++)
+		k->ins[k->nr_ins++] = (struct pkey){ d->dev, d->a, d->b + i };
+	return 0;
+}
+
+static int cmp_pkey(const void *a, const void *b)
+{
+	const struct pkey *x = a, *y = b;
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	if (x->ino != y->ino)
+		return x->ino < y->ino ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+static void flag_if_not_inserted(void *arg, struct vmr_page *p)
+{
+	struct kevents *k = arg;
+	struct pkey key = { p->space, p->ino, p->index };
+	if (!k->nr_ins || !bsearch(&key, k->ins, k->nr_ins, sizeof(*k->ins), cmp_pkey)) {
+		p->flags |= VMR_PAGE_PRECACHED;
+		k->n_precached++;
+	}
+}
+
+static void mark_precached(struct kevents *k, struct sink *s)
+{
+	if (k->nr_ins)
+		qsort(k->ins, k->nr_ins, sizeof(*k->ins), cmp_pkey);
+	ingest_sink_each_file_page(s, flag_if_not_inserted, k);
+}
+
 static int add_pending(struct walk *w, struct tinfo *t, const struct kdem *d)
 {
 	struct kevents *k = w->k;
@@ -1293,7 +1344,7 @@ int kevents_finish(struct kevents *k, struct sink *s)
 				k->n_read_pages += d->c - d->b + 1;
 				break;
 			case KK_FILEMAP_ADD:
-				if (add_pending(&w, t, d) != 0)
+				if (add_pending(&w, t, d) != 0 || note_insertion(k, d) != 0)
 					goto oom;
 				break;
 			case KK_FILEMAP_DELETE:
@@ -1334,6 +1385,7 @@ int kevents_finish(struct kevents *k, struct sink *s)
 		free(w.ex.e);
 		if (rc != 0 || ingest_sink_failed(s))
 			return -1;
+		mark_precached(k, s);
 		/* evictions into the ground truth, in time order */
 		for (size_t n = 0; n < k->nr_evict; n++)
 			if (push_out(k, &k->evict[n]) != 0)
@@ -1369,10 +1421,11 @@ int kevents_finish(struct kevents *k, struct sink *s)
 					 (unsigned long long)k->n_fault_file);
 			ingest_sink_meta(s, "demand_page_cache",
 					 "%llu pages read, %llu pages written, %llu freed, %llu read-ahead "
-					 "(not referenced), %llu evicted by reclaim",
+					 "(not referenced), %llu evicted by reclaim, %llu file pages found "
+					 "cached (charged outside the session)",
 					 (unsigned long long)k->n_read_pages, (unsigned long long)k->n_write_pages,
 					 (unsigned long long)k->n_free_pages, (unsigned long long)k->n_readahead,
-					 (unsigned long long)k->n_evict);
+					 (unsigned long long)k->n_evict, (unsigned long long)k->n_precached);
 			ingest_sink_meta(s, "demand_damon",
 					 "%llu regions, %llu passes, %llu page references (sample %llu us, "
 					 "aggregation %llu us, max %u passes)%s",

@@ -44,6 +44,8 @@ enum {
 	PG_shadow_ws  = 1u << 18,  /* the shadow says: was in the workingset     */
 	PG_dirty_listed = 1u << 19, /* queued for the flusher                    */
 	PG_locked     = 1u << 20,  /* being faulted in: others wait for it       */
+	PG_precached  = 1u << 21,  /* cached before the session, charged outside
+				    * it, until it first leaves memory          */
 };
 
 /* The four evictable lists, as enum lru_list: index = type * 2 + active. */

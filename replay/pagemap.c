@@ -164,7 +164,7 @@ uint32_t pagemap_new_id(struct pagemap *pm, struct pagemap_chunk *c, uint64_t in
 	}
 	struct vmr_page *p = &pm->pages[pm->nr_pages];
 	p->kind = (uint32_t)(c->key >> 63);
-	p->reserved = 0;
+	p->flags = 0;
 	p->space = c->space;
 	p->ino = c->ino;
 	p->index = index;

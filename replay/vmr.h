@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 #define VMR_MAGIC        "VMREPLAY"
-#define VMR_VERSION      2
+#define VMR_VERSION      3
 #define VMR_HEADER_SIZE  512
 #define VMR_BLOCK_SIZE   65536u
 
@@ -117,11 +117,20 @@ struct vmr_task {
 
 enum vmr_page_kind { VMR_PAGE_ANON = 0, VMR_PAGE_FILE = 1 };
 
+/* vmr_page.flags */
+enum {
+	/* A file page the workload found in the page cache: nothing of the
+	 * workload inserted it during the session, so it was cached before
+	 * and is charged to whichever cgroup brought it in (FORMAT.md). */
+	VMR_PAGE_PRECACHED = 1u << 0,
+	VMR_PAGE_FLAGS     = VMR_PAGE_PRECACHED,
+};
+
 /* What a dense page id stood for: anon (space = pid, index = page number
  * in the address space) or file (space = st_dev, ino, index = page offset). */
 struct vmr_page {
 	uint32_t kind;
-	uint32_t reserved;
+	uint32_t flags;            /* VMR_PAGE_*                              */
 	uint64_t space;
 	uint64_t ino;
 	uint64_t index;

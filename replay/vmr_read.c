@@ -92,6 +92,12 @@ static int check_contents(const struct vmr *v, char *err, size_t errlen)
 	if (h->nr_pages > UINT32_MAX)
 		FAIL("%s: too many pages", path);
 	uint64_t next = 0, accesses = 0;
+	for (uint64_t p = 0; p < h->nr_pages; p++) {
+		const struct vmr_page *pg = &v->pages[p];
+		if (pg->kind > VMR_PAGE_FILE || (pg->flags & ~(uint32_t)VMR_PAGE_FLAGS) ||
+		    ((pg->flags & VMR_PAGE_PRECACHED) && pg->kind != VMR_PAGE_FILE))
+			FAIL("%s: page %llu has a bad kind or flags", path, (unsigned long long)p);
+	}
 	for (uint64_t t = 0; t < h->nr_tasks; t++) {
 		const struct vmr_task *task = &v->tasks[t];
 		if (task->first_rec != next || task->nr_recs > h->nr_records - next)

@@ -345,6 +345,72 @@ static void oom_below_working_set(void **state)
 	unlink(path);
 }
 
+/* ---- file pages cached before the session ---------------------------------- */
+
+/* Replays TASK's records over 64 file pages (the first 32 found cached
+ * when PRECACHED) with a memcg limit of 40 pages. */
+static void precached_run(struct engine *e, struct vmr *v, const char *path, int precached,
+			  const struct fixture_task *task)
+{
+	uint8_t kind[64];
+	for (int i = 0; i < 64; i++)
+		kind[i] = 1 | (precached && i < 32 ? VMR_PAGE_PRECACHED << 1 : 0);
+	assert_int_equal(fixture_vmr(path, task, 1, 64, kind, "page_size\t4096\n"), 0);
+	char err[256];
+	assert_int_equal(vmr_open(v, path, err, sizeof(err)), 0);
+	struct engine_params p = { .policy = &policy_classic, .swappiness = 60,
+				   .memory_limit = 40 * 4096, .node_memory = 1ull << 30,
+				   .swap_size = 0, .seed = 1 };
+	backing_parse("zram", &p.swap, NULL, err, sizeof(err));
+	backing_parse("ssd", &p.file, NULL, err, sizeof(err));
+	assert_int_equal(engine_init(e, v, &p, err, sizeof(err)), 0);
+	assert_int_equal(engine_run(e), 0);
+}
+
+static void precached_charged_outside(void **state)
+{
+	(void)state;
+	char path[64];
+	snprintf(path, sizeof(path), "/tmp/test_classic_p.%d.vmr", (int)getpid());
+	struct vmr_rec r[2] = { fixture_run(0, VMR_OP_READ, 1, 32), fixture_run(32, VMR_OP_READ, 1, 32) };
+	struct fixture_task t = { 0, r, 2 };
+	struct engine e;
+	struct vmr v;
+
+	/* Found cached: the 32 pages stay charged outside (to the root), the
+	 * session holds only the 32 it inserted, below its 40: no reclaim. */
+	precached_run(&e, &v, path, 1, &t);
+	assert_int_equal(e.memcgs[1].usage, 32);
+	assert_int_equal(e.memcgs[0].usage, 64);
+	assert_int_equal(e.folio[0].memcg, 0);
+	assert_int_equal(e.folio[32].memcg, 1);
+	assert_int_equal(e.vm[VM_pgscan_file], 0);
+	assert_int_equal(e.vm[VM_pgmajfault], 0);
+	engine_free(&e);
+	vmr_close(&v);
+
+	/* The same pages inserted by the workload: 64 over a limit of 40,
+	 * limit reclaim takes at least the 24 over it. */
+	precached_run(&e, &v, path, 0, &t);
+	assert_true(e.memcgs[1].usage <= 40);
+	assert_true(e.vm[VM_pgsteal_file] >= 24);
+	assert_int_equal(e.memcgs[1].usage + e.vm[VM_pgsteal_file], 64);
+	engine_free(&e);
+	vmr_close(&v);
+
+	/* Once a cached page has left memory (here truncated), its next
+	 * insertion is the workload's own. */
+	struct vmr_rec r2[3] = { fixture_rec(0, VMR_OP_READ, 1, 0), fixture_rec(0, VMR_OP_FREE, 1, 0),
+				 fixture_rec(0, VMR_OP_READ, 1, 0) };
+	struct fixture_task t2 = { 0, r2, 3 };
+	precached_run(&e, &v, path, 1, &t2);
+	assert_int_equal(e.folio[0].memcg, 1);
+	assert_int_equal(e.memcgs[1].usage, 1);
+	engine_free(&e);
+	vmr_close(&v);
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -357,6 +423,7 @@ int main(void)
 		cmocka_unit_test(early_exit_goal),
 		cmocka_unit_test(use_once_stream),
 		cmocka_unit_test(oom_below_working_set),
+		cmocka_unit_test(precached_charged_outside),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -17,7 +17,8 @@ struct fixture_task {
 };
 
 /* Writes PATH with the given tasks; every page below NR_PAGES is anon
- * unless FILE_PAGES marks it (may be NULL).  Returns 0 on success. */
+ * unless FILE_PAGES marks it (may be NULL): bit 0 makes it a file page,
+ * the bits above are its vmr_page.flags.  Returns 0 on success. */
 static inline int fixture_vmr(const char *path, const struct fixture_task *t, size_t nr_tasks,
 			      uint64_t nr_pages, const uint8_t *file_pages, const char *meta)
 {
@@ -54,7 +55,8 @@ static inline int fixture_vmr(const char *path, const struct fixture_task *t, si
 	vmr_writer_end(w);
 	vmr_writer_begin(w, VMR_SEC_PAGES);
 	for (uint64_t p = 0; p < nr_pages; p++) {
-		struct vmr_page pg = { .kind = file_pages && file_pages[p] ? VMR_PAGE_FILE : VMR_PAGE_ANON,
+		struct vmr_page pg = { .kind = file_pages && (file_pages[p] & 1) ? VMR_PAGE_FILE : VMR_PAGE_ANON,
+				       .flags = file_pages ? file_pages[p] >> 1 : 0,
 				       .space = 100, .index = p };
 		vmr_writer_append(w, &pg, sizeof(pg));
 	}
