@@ -32,6 +32,11 @@ enum ev_kind {
  * the flusher writes every dirty page it finds (DEVIATIONS.md). */
 #define DIRTY_WRITEBACK_NS (5 * NSEC_PER_SEC)
 
+/* alloc_pages / try_charge_memcg: 1 done, 0 the task was killed, -1 must
+ * block (outside a coroutine), or this: no page, and no OOM kill either
+ * (__GFP_NORETRY). */
+#define ALLOC_NOMEM 2
+
 uint64_t engine_rand(struct engine *e, uint64_t n)
 {
 	/* splitmix64: small, fast, and the same on every machine. */
@@ -320,8 +325,10 @@ static int out_of_memory(struct engine *e, int scope)
  * __alloc_pages_slowpath does, wake_all_kswapds and retry at the min
  * watermark, __alloc_pages_direct_reclaim, should_reclaim_retry until
  * MAX_RECLAIM_RETRIES passes make no progress, __alloc_pages_may_oom.
- * Returns 0 when the task was killed instead. */
-static int alloc_pages(struct engine *e, struct task_state *t)
+ * Returns 0 when the task was killed instead.  With NORETRY
+ * (__GFP_NORETRY, readahead's readahead_gfp_mask) one direct reclaim is
+ * all it tries: then it returns ALLOC_NOMEM, with no OOM kill. */
+static int alloc_pages(struct engine *e, struct task_state *t, int noretry)
 {
 	struct pglist_data *pgdat = &e->node;
 	if (pgdat->nr_free > pgdat->watermark[WMARK_LOW])
@@ -342,6 +349,8 @@ static int alloc_pages(struct engine *e, struct task_state *t)
 			return 0;
 		if (pgdat->nr_free > pgdat->watermark[WMARK_MIN])
 			goto got_pg;
+		if (noretry)
+			return ALLOC_NOMEM;
 		if (progress)
 			no_progress_loops = 0;
 		else if (++no_progress_loops > MAX_RECLAIM_RETRIES) {
@@ -359,8 +368,10 @@ got_pg:
 /* try_charge_memcg: charge one page; over a limit, reclaim from the memcg
  * that is over; any progress retries for free, MAX_RECLAIM_RETRIES
  * fruitless tries end in the memcg OOM killer.  Returns 0 when the task
- * was killed (the page is not charged). */
-static int try_charge_memcg(struct engine *e, struct task_state *t, int memcg)
+ * was killed (the page is not charged).  With NORETRY, one reclaim and
+ * then ALLOC_NOMEM if still over the limit (the kernel's drain_all_stock
+ * retry has nothing to drain here: DEVIATIONS.md, per-CPU batches). */
+static int try_charge_memcg(struct engine *e, struct task_state *t, int memcg, int noretry)
 {
 	int nr_retries = MAX_RECLAIM_RETRIES;
 	for (;;) {
@@ -376,6 +387,8 @@ static int try_charge_memcg(struct engine *e, struct task_state *t, int memcg)
 		t->stall_ns += e->sim.now - t0;
 		if (e->memcgs[over].usage < e->memcgs[over].max)
 			continue;
+		if (noretry)
+			return ALLOC_NOMEM;
 		if (nr_reclaimed)
 			continue;          /* small charges retry while reclaim works */
 		if (nr_retries--)
@@ -426,20 +439,25 @@ static int fault_in(struct engine *e, struct task_state *t, uint32_t pfn, unsign
 {
 	struct folio *f = &e->folio[pfn];
 	int memcg = folio_charge_memcg(e, t, pfn);
-	int major = (f->flags & PG_swapped) || (file && (f->flags & PG_seen));
+	int readahead = op == VMR_OP_READAHEAD;
+	/* Read-ahead pages come in the same read as the page the task waits
+	 * for (or asynchronously): they add no stall of their own. */
+	int major = !readahead && ((f->flags & PG_swapped) || (file && (f->flags & PG_seen)));
 
 	/* Others touching the page wait until it is in (folio_lock). */
 	f->flags |= PG_locked;
-	int r = alloc_pages(e, t);
-	if (r > 0) {
-		r = try_charge_memcg(e, t, memcg);
-		if (r <= 0)
+	int r = alloc_pages(e, t, readahead);
+	if (r == 1) {
+		r = try_charge_memcg(e, t, memcg, readahead);
+		if (r != 1)
 			e->node.nr_free++;
 	}
-	if (r <= 0) {
+	if (r != 1) {
 		f->flags &= ~PG_locked;
 		sim_wake_all(&e->sim, &e->folio_wait);
-		return r;
+		/* No memory for a read-ahead page: it is not read (as
+		 * page_cache_ra_unbounded stops at a failed allocation). */
+		return r == ALLOC_NOMEM ? 1 : r;
 	}
 	f->memcg = (uint16_t)memcg;
 	f->owner = t->proc;
@@ -473,7 +491,8 @@ static int fault_in(struct engine *e, struct task_state *t, uint32_t pfn, unsign
 		if (op == VMR_OP_STORE)
 			engine_free_swap(e, pfn);
 	}
-	/* Buffered writes add folios without a refault check. */
+	/* Buffered writes add folios without a refault check; read-ahead
+	 * ones have it (filemap_add_folio), like any insertion. */
 	if (op != VMR_OP_WRITE)
 		e->policy->workingset_refault(e, pfn);
 	else
@@ -499,6 +518,15 @@ static int access_page(struct engine *e, struct task_state *t, uint32_t pfn, uns
 	if (op == VMR_OP_FREE) {
 		release_page(e, pfn);
 		return 1;
+	}
+	if (op == VMR_OP_READAHEAD) {
+		/* page_cache_ra_unbounded skips pages already in the cache
+		 * (or being read); the others are added, not referenced. */
+		if (f->flags & (PG_resident | PG_locked))
+			return 1;
+		if (!e->sim.current && needs_slowpath(e, t, pfn))
+			return -1;
+		return fault_in(e, t, pfn, op, file);
 	}
 	if (!(f->flags & PG_resident) && (f->flags & PG_locked)) {
 		/* Another task is bringing it in: wait for it (folio_wait_locked). */
@@ -598,7 +626,7 @@ static void task_step(struct engine *e, struct task_state *t)
 				}
 				t->sub++;
 				simtime_t done = t->io_until > e->sim.now ? t->io_until : e->sim.now;
-				if (op != VMR_OP_FREE) {
+				if (vmr_op_is_access(op)) {
 					t->accesses++;
 					if (done <= e->deadline)
 						e->work_done++;

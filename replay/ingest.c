@@ -299,7 +299,7 @@ static void emit(struct sink *s, struct task *t, uint64_t ts, uint32_t page, uin
 		push_rec(s, t, page, op | flags | VMR_F_RUN | count << VMR_DELTA_SHIFT);
 	else
 		push_rec(s, t, page, op | flags | (uint32_t)delta << VMR_DELTA_SHIFT);
-	if (op != VMR_OP_FREE) {
+	if (vmr_op_is_access(op)) {
 		t->t.nr_accesses += count;
 		s->accesses += count;
 	}

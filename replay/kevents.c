@@ -941,6 +941,15 @@ struct walk {
  * the same file) or the fault they came after drops them (the read or
  * fault names the pages it used); otherwise they were a buffered write's
  * new pages: WRITE. */
+/* Pages LO..HI of insertion A were read ahead: they enter the page cache
+ * (and the session's memory) without being referenced. */
+static int readahead_range(struct walk *w, const struct kdem *a, uint64_t lo, uint64_t hi)
+{
+	w->k->n_readahead += hi - lo + 1;
+	return ingest_sink_range(w->s, a->pid, a->tid, a->ts, VMR_PAGE_FILE, a->dev, a->a, lo, hi,
+				 VMR_OP_READAHEAD);
+}
+
 static int resolve_pending(struct walk *w, struct tinfo *t, const struct kdem *next)
 {
 	struct kevents *k = w->k;
@@ -949,17 +958,23 @@ static int resolve_pending(struct walk *w, struct tinfo *t, const struct kdem *n
 		const struct kdem *a = &k->pend[t->pend_first + i];
 		int readahead = a->order & 0x80;   /* flagged: after a fault on this file */
 		unsigned order = a->order & 0x7f;
+		uint64_t lo = a->b, hi = a->b + (1ull << order) - 1;
 		if (next && next->kind == KK_FILEMAP_GET_PAGES && next->dev == a->dev && next->a == a->a) {
 			/* pages the read itself uses are its READs; the rest were
 			 * read ahead and not (yet) referenced */
-			uint64_t lo = a->b, hi = a->b + (1ull << order) - 1;
 			uint64_t in_lo = lo > next->b ? lo : next->b, in_hi = hi < next->c ? hi : next->c;
-			uint64_t used = in_hi >= in_lo ? in_hi - in_lo + 1 : 0;
-			k->n_readahead += (1ull << order) - used;
+			if (in_hi < in_lo) {
+				rc |= readahead_range(w, a, lo, hi);
+			} else {
+				if (lo < in_lo)
+					rc |= readahead_range(w, a, lo, in_lo - 1);
+				if (in_hi < hi)
+					rc |= readahead_range(w, a, in_hi + 1, hi);
+			}
 			continue;
 		}
 		if (readahead) {
-			k->n_readahead += 1ull << order;
+			rc |= readahead_range(w, a, lo, hi);
 			continue;
 		}
 		rc |= ingest_sink_range(w->s, a->pid, a->tid, a->ts, VMR_PAGE_FILE, a->dev, a->a, a->b,
@@ -1421,7 +1436,7 @@ int kevents_finish(struct kevents *k, struct sink *s)
 					 (unsigned long long)k->n_fault_file);
 			ingest_sink_meta(s, "demand_page_cache",
 					 "%llu pages read, %llu pages written, %llu freed, %llu read-ahead "
-					 "(not referenced), %llu evicted by reclaim, %llu file pages found "
+					 "(inserted, not referenced), %llu evicted by reclaim, %llu file pages found "
 					 "cached (charged outside the session)",
 					 (unsigned long long)k->n_read_pages, (unsigned long long)k->n_write_pages,
 					 (unsigned long long)k->n_free_pages, (unsigned long long)k->n_readahead,

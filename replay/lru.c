@@ -113,7 +113,7 @@ int lru_replay(const struct vmr *v, uint64_t capacity, struct lru_result *out)
 		for (uint64_t i = 0; i < n; i++) {
 			unsigned op = vmr_rec_op(r[i]);
 			uint32_t first = r[i].page, count = vmr_rec_count(r[i]);
-			if (op < VMR_OP_FREE)
+			if (vmr_op_is_access(op))
 				for (uint32_t p = first; p < first + count; p++)
 					lru_access(&l, p);
 			else if (op == VMR_OP_FREE)

@@ -26,8 +26,14 @@ enum vmr_op {
 	VMR_OP_WRITE = 3,  /* buffered write(): dirties, does not mark accessed */
 	VMR_OP_FREE  = 4,  /* page released (munmap, free, unlink/truncate)     */
 	VMR_OP_DELAY = 5,  /* think time too long for one record's delta field  */
+	VMR_OP_READAHEAD = 6, /* file page read ahead into the page cache, not
+			    * referenced: occupies memory, is no access       */
 	VMR_NR_OPS
 };
+
+/* LOAD, STORE, READ and WRITE are the accesses; FREE, DELAY and READAHEAD
+ * are not (they are not counted in nr_accesses, nor replayed by lru). */
+static inline int vmr_op_is_access(unsigned op) { return op < VMR_OP_FREE; }
 
 #define VMR_F_FILE       0x10u  /* page is file-backed (else anonymous)   */
 #define VMR_F_RUN        0x20u  /* pages page .. page+count-1, no delta   */

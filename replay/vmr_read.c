@@ -109,7 +109,8 @@ static int check_contents(const struct vmr *v, char *err, size_t errlen)
 			struct vmr_rec r = v->recs[i];
 			unsigned op = vmr_rec_op(r);
 			if (op >= VMR_NR_OPS || (r.info & 0xc0u) ||
-			    (op == VMR_OP_DELAY && (r.info & (VMR_F_FILE | VMR_F_RUN))))
+			    (op == VMR_OP_DELAY && (r.info & (VMR_F_FILE | VMR_F_RUN))) ||
+			    (op == VMR_OP_READAHEAD && !vmr_rec_is_file(r)))
 				FAIL("%s: record %llu has a bad op", path, (unsigned long long)i);
 			if (op == VMR_OP_DELAY)
 				continue;
@@ -121,7 +122,7 @@ static int check_contents(const struct vmr *v, char *err, size_t errlen)
 				if (!!vmr_rec_is_file(r) != (v->pages[p].kind == VMR_PAGE_FILE))
 					FAIL("%s: record %llu disagrees with its page's kind", path,
 					     (unsigned long long)i);
-			if (op != VMR_OP_FREE)
+			if (vmr_op_is_access(op))
 				acc += n;
 		}
 		if (acc != task->nr_accesses)

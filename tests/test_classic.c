@@ -411,6 +411,73 @@ static void precached_charged_outside(void **state)
 	unlink(path);
 }
 
+/* ---- read-ahead ------------------------------------------------------------- */
+
+/* Replays RECS over 4 anon pages then 4 file pages with a memcg limit of
+ * LIMIT pages and no swap. */
+static void readahead_run(struct engine *e, struct vmr *v, const char *path, const struct vmr_rec *recs,
+			  uint64_t nr, uint64_t limit)
+{
+	uint8_t kind[8] = { 0, 0, 0, 0, 1, 1, 1, 1 };
+	struct fixture_task t = { 0, recs, nr };
+	assert_int_equal(fixture_vmr(path, &t, 1, 8, kind, "page_size\t4096\n"), 0);
+	char err[256];
+	assert_int_equal(vmr_open(v, path, err, sizeof(err)), 0);
+	struct engine_params p = { .policy = &policy_classic, .swappiness = 60,
+				   .memory_limit = limit * 4096, .node_memory = 1ull << 30,
+				   .swap_size = 0, .seed = 1 };
+	backing_parse("zram", &p.swap, NULL, err, sizeof(err));
+	backing_parse("ssd", &p.file, NULL, err, sizeof(err));
+	assert_int_equal(engine_init(e, v, &p, err, sizeof(err)), 0);
+	assert_int_equal(engine_run(e), 0);
+}
+
+static void readahead_pages(void **state)
+{
+	(void)state;
+	char path[64];
+	snprintf(path, sizeof(path), "/tmp/test_classic_r.%d.vmr", (int)getpid());
+	struct engine e;
+	struct vmr v;
+
+	/* Four pages read ahead, then one of them read: all four are charged
+	 * and on the inactive file list, one access, only the read page
+	 * referenced; read-ahead of a cached page changes nothing. */
+	struct vmr_rec r1[3] = { fixture_run(4, VMR_OP_READAHEAD, 1, 4), fixture_rec(4, VMR_OP_READ, 1, 0),
+				 fixture_rec(4, VMR_OP_READAHEAD, 1, 0) };
+	readahead_run(&e, &v, path, r1, 3, 16);
+	assert_int_equal(e.memcgs[1].usage, 4);
+	assert_int_equal(e.memcgs[1].lruvec.size[LRU_INACTIVE_FILE], 4);
+	assert_int_equal(e.tasks[0].accesses, 1);
+	assert_int_equal(e.vm[VM_pgfault], 0);
+	assert_true(e.folio[4].flags & PG_referenced);
+	for (int i = 5; i < 8; i++)
+		assert_false(e.folio[i].flags & (PG_referenced | PG_young | PG_mapped));
+	engine_free(&e);
+	vmr_close(&v);
+
+	/* The limit full of anon pages that cannot go (no swap): read-ahead
+	 * gives up after one reclaim (__GFP_NORETRY), no OOM kill ... */
+	struct vmr_rec r2[2] = { fixture_run(0, VMR_OP_STORE, 0, 4), fixture_run(4, VMR_OP_READAHEAD, 1, 2) };
+	readahead_run(&e, &v, path, r2, 2, 4);
+	assert_int_equal(e.vm[VM_oom_kill], 0);
+	assert_int_equal(e.tasks[0].killed, 0);
+	assert_int_equal(e.memcgs[1].usage, 0);              /* the anon pages left at exit */
+	assert_false(e.folio[4].flags & PG_resident);
+	assert_false(e.folio[5].flags & PG_resident);
+	engine_free(&e);
+	vmr_close(&v);
+
+	/* ... where a read of the same page ends in the memcg OOM killer. */
+	struct vmr_rec r3[2] = { fixture_run(0, VMR_OP_STORE, 0, 4), fixture_rec(4, VMR_OP_READ, 1, 0) };
+	readahead_run(&e, &v, path, r3, 2, 4);
+	assert_int_equal(e.vm[VM_oom_kill], 1);
+	assert_int_equal(e.tasks[0].killed, 1);
+	engine_free(&e);
+	vmr_close(&v);
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -424,6 +491,7 @@ int main(void)
 		cmocka_unit_test(use_once_stream),
 		cmocka_unit_test(oom_below_working_set),
 		cmocka_unit_test(precached_charged_outside),
+		cmocka_unit_test(readahead_pages),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -387,7 +387,8 @@ static void bridged(void **state)
 	kcommon(&c, 1600, 200);
 	u64(&c.ev, 0x1001000); u64(&c.ev, 0x400000); u8(&c.ev, 0x6);
 	/* kts 3000-3200: read() of ino 90 pages 0-1: read-ahead adds 0-3,
-	 * then get_pages 0-1 -> READ 0,1 (2, 3 only read ahead) */
+	 * then get_pages 0-1 -> READ 0,1; 2, 3 only read ahead: READAHEAD
+	 * at their insertion times */
 	for (int i = 0; i < 4; i++) {
 		ev(&c, B_ADD, base + 20 + i);
 		kcommon(&c, 3000 + i, 200);
@@ -436,6 +437,8 @@ static void bridged(void **state)
 		{ VMR_OP_STORE, 0, 0, 0x1000, 1500, 0 },
 		{ VMR_OP_STORE, 0, 0, 0x1001, 1600, 0 },
 		{ VMR_OP_LOAD, 1, 77, 4, 2000, VMR_PAGE_PRECACHED },
+		{ VMR_OP_READAHEAD, 1, 90, 2, 3002, 0 },
+		{ VMR_OP_READAHEAD, 1, 90, 3, 3003, 0 },
 		{ VMR_OP_READ, 1, 90, 0, 3100, 0 },
 		{ VMR_OP_READ, 1, 90, 1, 3100, 0 },
 		{ VMR_OP_WRITE, 1, 91, 0, 4000, 0 },
@@ -489,7 +492,7 @@ static void bridged(void **state)
 	assert_string_equal(meta(&v, "capture_root_pid"), "200");
 	assert_string_equal(meta(&v, "swap_kind"), "file");
 	assert_non_null(strstr(meta(&v, "demand_damon"), "1 regions, 3 passes, 6 page references"));
-	if (!strstr(meta(&v, "demand_page_cache"), "2 pages read, 1 pages written, 1 freed, 2 read-ahead (not referenced), 1 evicted by reclaim, 1 file pages found cached (charged outside the session)")) fail_msg("%s", meta(&v, "demand_page_cache"));
+	if (!strstr(meta(&v, "demand_page_cache"), "2 pages read, 1 pages written, 1 freed, 2 read-ahead (inserted, not referenced), 1 evicted by reclaim, 1 file pages found cached (charged outside the session)")) fail_msg("%s", meta(&v, "demand_page_cache"));
 	vmr_close(&v);
 	unlink(out);
 	char cmd[600];

@@ -40,7 +40,7 @@ static inline int fixture_vmr(const char *path, const struct fixture_task *t, si
 		for (uint64_t r = 0; r < t[i].nr; r++) {
 			unsigned op = vmr_rec_op(t[i].recs[r]);
 			ts += vmr_rec_delta(t[i].recs[r]);
-			vt.nr_accesses += op != VMR_OP_FREE ? vmr_rec_count(t[i].recs[r]) : 0;
+			vt.nr_accesses += vmr_op_is_access(op) ? vmr_rec_count(t[i].recs[r]) : 0;
 		}
 		vt.end_ns = ts;
 		snprintf(vt.comm, sizeof(vt.comm), "task%u", (unsigned)(i % 1000));
