@@ -47,11 +47,16 @@ commit=$(git rev-parse --short HEAD)
 git archive HEAD replay analysis capture | tar -x -C "$work/src"
 cat >"$work/compile.sh" <<EOF
 #!/bin/sh
-# two compilers at a time, four translation units of vmreplay ($commit)
+# two compilers at a time, four translation units of vmreplay ($commit);
+# fails if any of them does (a session of failed compiles is no compile)
 cd $work/src
 F="-std=gnu11 -O2 -D_GNU_SOURCE -Ireplay -Ianalysis -Icapture -I/usr/include/tracefs -I/usr/include/traceevent"
-cc \$F -c replay/kevents.c -o $work/obj/1.o & cc \$F -c analysis/analyze.c -o $work/obj/2.o & wait
-cc \$F -c replay/ingest.c -o $work/obj/3.o & cc \$F -c capture/agent.c -o $work/obj/4.o & wait
+cc \$F -c replay/kevents.c -o $work/obj/1.o & a=\$!
+cc \$F -c analysis/analyze.c -o $work/obj/2.o & b=\$!
+wait \$a && wait \$b || exit 1
+cc \$F -c replay/ingest.c -o $work/obj/3.o & a=\$!
+cc \$F -c capture/agent.c -o $work/obj/4.o & b=\$!
+wait \$a && wait \$b || exit 1
 EOF
 for i in 1 2 3 4; do head -c 5M /dev/urandom >"$work/data/f$i"; done
 sync
@@ -149,6 +154,8 @@ for w in $workloads; do
             >"$work/$name.log" 2>&1 || { cat "$work/$name.log" >&2; exit 1; }
         grep -q 'discarded events: 0 (LTTng), 0 (ftrace)' "$work/$name.log" ||
             { cat "$work/$name.log" >&2; echo "$name: events were discarded" >&2; exit 1; }
+        grep -q 'workload ended after .* (status 0)' "$work/$name.log" ||
+            { cat "$work/$name.log" >&2; echo "$name: the workload failed" >&2; exit 1; }
         dest=traces/$name
         rm -rf "$dest"
         mkdir -p "$dest/ctf"
