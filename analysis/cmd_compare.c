@@ -45,6 +45,8 @@ static const char usage[] =
 	"  -h, --help            this help\n"
 	"\n"
 	"RUN-OPTIONS after -- are passed to `vmreplay run` (e.g. --swap ssd).\n"
+	"Without --swap there, the replay swaps to a device like the capture's:\n"
+	"zram for zram, ssd for a swap file or device, of the capture's size.\n"
 	"The kernel's value of each counter comes from the workload's own\n"
 	"reclaim events where they define it (pgscan/pgsteal by type), else from\n"
 	"the cgroup's memory.stat, else from /proc/vmstat (machine-wide): the\n"
@@ -197,9 +199,26 @@ static double rel_error(double k, double s)
 
 static const char *const what_names[3] = { "latency_ns", "nr_scanned", "nr_reclaimed" };
 
+/* The replay's swap device, like the capture's (swap_kind, swap_size):
+ * zram for zram, an SSD for a swap file or device; "" when the trace does
+ * not say (then `run`'s default).  zram swaps in synchronously and never
+ * reads ahead; a queued device reads ahead, so the kind matters. */
+static void capture_swap(const struct vmr *v, char *spec, size_t len)
+{
+	char kind[32], size[32];
+	spec[0] = '\0';
+	if (!vmr_meta_get(v, "swap_kind", kind, sizeof(kind)) ||
+	    !vmr_meta_get(v, "swap_size", size, sizeof(size)) || atoll(size) <= 0)
+		return;
+	if (strcmp(kind, "zram") == 0)
+		snprintf(spec, len, "zram,size=%s", size);
+	else if (strcmp(kind, "file") == 0 || strcmp(kind, "device") == 0)
+		snprintf(spec, len, "ssd,size=%s", size);
+}
+
 static void print(FILE *f, int fmt, const char *input, const char *policy, int swappiness,
-		  const struct vmr *v, const struct analysis *ka, const struct analysis *sa,
-		  const struct result *res)
+		  const char *swap, const struct vmr *v, const struct analysis *ka,
+		  const struct analysis *sa, const struct result *res)
 {
 	char hex[33];
 	vmr_hash_hex(v->hdr->trace_hash, hex);
@@ -208,6 +227,8 @@ static void print(FILE *f, int fmt, const char *input, const char *policy, int s
 		fprintf(f, "kernel: %s; simulation: policy %s", ka->source, policy);
 		if (swappiness >= 0)
 			fprintf(f, ", swappiness %d", swappiness);
+		if (*swap)
+			fprintf(f, ", swap %s (as the capture's)", swap);
 		fprintf(f, "\n\n%-26s %14s %14s %10s  %s\n", "counter", "kernel", "simulation", "rel.error",
 			"kernel source");
 	} else if (fmt == 1) {
@@ -221,6 +242,11 @@ static void print(FILE *f, int fmt, const char *input, const char *policy, int s
 			fprintf(f, ", \"swappiness\": %d", swappiness);
 		else
 			fprintf(f, ", \"swappiness\": null");
+		fprintf(f, ", \"swap\": ");
+		if (*swap)
+			cli_json_str(f, swap);
+		else
+			fprintf(f, "null");
 		fprintf(f, ",\n \"counters\": [");
 	}
 	for (size_t i = 0; i < NR_COUNTERS; i++) {
@@ -385,7 +411,7 @@ int cmd_compare(int argc, char **argv)
 		vmr_close(&v);
 		return cli_error(EXIT_FAIL, "compare", "mkdtemp: %s", strerror(errno));
 	}
-	char rpath[64], epath[64], swb[16];
+	char rpath[64], epath[64], swb[16], swap[64] = "";
 	snprintf(rpath, sizeof(rpath), "%s/result.tsv", dir);
 	snprintf(epath, sizeof(epath), "%s/events.tsv", dir);
 	snprintf(swb, sizeof(swb), "%d", swappiness);
@@ -406,6 +432,15 @@ int cmd_compare(int argc, char **argv)
 		if (swappiness >= 0) {
 			rargv[n++] = "--swappiness";
 			rargv[n++] = swb;
+		}
+		int own_swap = 0;
+		for (int i = 0; i < nextra; i++)
+			own_swap |= strncmp(extra[i], "--swap", 6) == 0 && strncmp(extra[i], "--swappiness", 12) != 0;
+		if (!own_swap)
+			capture_swap(&v, swap, sizeof(swap));
+		if (*swap) {
+			rargv[n++] = "--swap";
+			rargv[n++] = swap;
 		}
 	}
 	for (int i = 0; i < nextra; i++)
@@ -432,7 +467,7 @@ int cmd_compare(int argc, char **argv)
 	}
 	struct atomic_file af;
 	if (atomic_open(&af, out, err, sizeof(err)) == 0) {
-		print(af.fp, fmt, input, policy, sw ? swappiness : -1, &v, &ka, &sa, &res);
+		print(af.fp, fmt, input, policy, sw ? swappiness : -1, swap, &v, &ka, &sa, &res);
 		rc = atomic_commit(&af, err, sizeof(err));
 	} else {
 		rc = -1;

@@ -159,7 +159,8 @@ void engine_free_folio(struct engine *e, uint32_t pfn)
 		f->flags |= PG_swapped;
 	}
 	f->flags &= ~(PG_resident | PG_lru | PG_active | PG_referenced | PG_mapped | PG_young |
-		      PG_dirty | PG_workingset | PG_reclaim | PG_isolated | PG_freed | PG_precached);
+		      PG_dirty | PG_workingset | PG_reclaim | PG_isolated | PG_freed | PG_precached |
+		      PG_readahead);
 	e->node.nr_free++;
 	mem_cgroup_uncharge(e, f->memcg);
 	e->procs[f->owner].rss--;
@@ -422,6 +423,9 @@ static int needs_slowpath(struct engine *e, struct task_state *t, uint32_t pfn)
 		return 0;
 	if (f->flags & PG_locked)
 		return 1;
+	/* A swap-in may read ahead, and each page it reads may reclaim. */
+	if ((f->flags & PG_swapped) && swap_use_readahead(e))
+		return 1;
 	if (e->node.nr_free <= e->node.watermark[WMARK_MIN])
 		return 1;
 	for (int m = folio_charge_memcg(e, t, pfn); m >= 0; m = e->memcgs[m].parent)
@@ -430,25 +434,32 @@ static int needs_slowpath(struct engine *e, struct task_state *t, uint32_t pfn)
 	return 0;
 }
 
+static int swapin_readahead(struct engine *e, struct task_state *t, uint32_t pfn);
+
 /* A page that is not resident is brought in, as do_anonymous_page,
  * do_swap_page, filemap_fault and filemap_read do: allocated, charged,
  * read if it has been in memory before, checked against its shadow
- * (workingset_refault), added to the LRU.  Returns 0 when the task was
- * killed on the way. */
+ * (workingset_refault), added to the LRU.  OP READAHEAD brings in a page
+ * nobody touches yet: a page-cache read-ahead page (FILE) or a swap
+ * read-ahead page.  Returns 0 when the task was killed on the way. */
 static int fault_in(struct engine *e, struct task_state *t, uint32_t pfn, unsigned op, int file)
 {
 	struct folio *f = &e->folio[pfn];
 	int memcg = folio_charge_memcg(e, t, pfn);
 	int readahead = op == VMR_OP_READAHEAD;
+	/* Page-cache read-ahead allocates with readahead_gfp_mask
+	 * (__GFP_NORETRY); swap read-ahead with the fault's own mask. */
+	int noretry = readahead && file;
 	/* Read-ahead pages come in the same read as the page the task waits
 	 * for (or asynchronously): they add no stall of their own. */
 	int major = !readahead && ((f->flags & PG_swapped) || (file && (f->flags & PG_seen)));
+	int swap_ra = readahead && (f->flags & PG_swapped);
 
 	/* Others touching the page wait until it is in (folio_lock). */
 	f->flags |= PG_locked;
-	int r = alloc_pages(e, t, readahead);
+	int r = alloc_pages(e, t, noretry);
 	if (r == 1) {
-		r = try_charge_memcg(e, t, memcg, readahead);
+		r = try_charge_memcg(e, t, memcg, noretry);
 		if (r != 1)
 			e->node.nr_free++;
 	}
@@ -477,6 +488,14 @@ static int fault_in(struct engine *e, struct task_state *t, uint32_t pfn, unsign
 			count_vm_events(e, VM_pswpin, 1);
 		t->io_until = done;
 		t->stall_ns += done - e->sim.now;
+	} else if (swap_ra) {
+		/* Read in the same plug as the fault; nobody waits for it
+		 * (swap_read_folio counts it in pswpin all the same). */
+		backing_submit(&e->swap, e->sim.now, e->swap.p.read_ns,
+			       (uint32_t)engine_rand(e, 1ull << 32));
+		e->swap.reads++;
+		count_vm_events(e, VM_pswpin, 1);
+		f->flags |= PG_readahead;
 	}
 
 	f->flags |= PG_resident | PG_seen;
@@ -507,6 +526,28 @@ static int fault_in(struct engine *e, struct task_state *t, uint32_t pfn, unsign
 	e->policy->folio_add_lru(e, pfn);
 	f->flags &= ~PG_locked;
 	sim_wake_all(&e->sim, &e->folio_wait);
+	if (major && !file && swap_use_readahead(e))
+		return swapin_readahead(e, t, pfn);
+	return 1;
+}
+
+/* swap_vma_readahead: after a swap-in of PFN from a queued device, the
+ * window's other pages that are in swap come in too, each allocated and
+ * charged like the faulting page (so each may reclaim).  Returns 0 when
+ * the task was killed on the way. */
+static int swapin_readahead(struct engine *e, struct task_state *t, uint32_t pfn)
+{
+	uint32_t ids[SWAP_RA_MAX_WIN];
+	uint32_t n = swap_ra_window(e, t->proc, pfn, ids);
+	for (uint32_t i = 0; i < n; i++) {
+		const struct folio *f = &e->folio[ids[i]];
+		/* Reclaim for an earlier page may have let others run. */
+		if (!(f->flags & PG_swapped) || (f->flags & (PG_resident | PG_locked)))
+			continue;
+		int r = fault_in(e, t, ids[i], VMR_OP_READAHEAD, 0);
+		if (r != 1)
+			return r;
+	}
 	return 1;
 }
 
@@ -555,6 +596,10 @@ static int access_page(struct engine *e, struct task_state *t, uint32_t pfn, uns
 		if (!(f->flags & PG_mapped)) {
 			count_vm_events(e, VM_pgfault, 1);   /* minor: map a cached page */
 			f->flags |= PG_mapped;
+			/* do_swap_page found it in the swap cache. */
+			if (f->flags & PG_swapcache)
+				swap_ra_hit(e, t->proc, pfn, !!(f->flags & PG_readahead));
+			f->flags &= ~PG_readahead;
 		}
 		f->flags |= PG_young;
 		if (op == VMR_OP_STORE) {
@@ -827,6 +872,8 @@ int engine_init(struct engine *e, const struct vmr *v, const struct engine_param
 		if (v->pages[i].flags & VMR_PAGE_PRECACHED)
 			e->folio[i].flags = PG_precached;
 	}
+	if (swap_ra_init(e) != 0)
+		goto oom;
 
 	/* The machine: the node has the given RAM, or the capture's. */
 	uint64_t node_bytes = p->node_memory ? p->node_memory : meta_u64(v, "mem_total", 0);
@@ -983,6 +1030,7 @@ void engine_free(struct engine *e)
 	backing_free(&e->file);
 	if (e->folio)
 		munmap(e->folio, e->folio_bytes);
+	swap_ra_free(e);
 	free(e->memcgs);
 	free(e->tasks);
 	free(e->procs);

@@ -17,6 +17,7 @@
 #include "mm.h"
 #include "progress.h"
 #include "sim.h"
+#include "swap_state.h"
 #include "vmr.h"
 
 struct reclaim_policy;
@@ -67,6 +68,7 @@ struct process {
 	uint32_t nr_tasks, tasks_done;
 	uint64_t rss;                /* resident pages, for the OOM killer */
 	uint64_t swap;               /* swap slots held                    */
+	struct swap_ra_info swap_ra; /* swap read-ahead (per VMA in the kernel) */
 };
 
 struct engine;
@@ -109,6 +111,8 @@ struct engine {
 
 	struct backing swap, file;
 	uint64_t swap_slots, swap_used;
+	uint32_t *anon_by_addr;      /* anonymous page ids by (space, index) */
+	uint32_t nr_anon;
 
 	struct sim_thread kswapd;
 	enum { KSWAPD_SLEEPING, KSWAPD_NAPPING, KSWAPD_RUNNING } kswapd_state;

@@ -46,6 +46,7 @@ enum {
 	PG_locked     = 1u << 20,  /* being faulted in: others wait for it       */
 	PG_precached  = 1u << 21,  /* cached before the session, charged outside
 				    * it, until it first leaves memory          */
+	PG_readahead  = 1u << 22,  /* swapped in by read-ahead, not used yet     */
 };
 
 /* The four evictable lists, as enum lru_list: index = type * 2 + active. */

@@ -1,0 +1,157 @@
+/*
+ * swap_state.c — swap-in read-ahead (see swap_state.h).
+ *
+ * The kernel reads ahead around the faulting address in the same VMA
+ * (swap_vma_readahead, the default since vma_ra_enabled) when the swap
+ * device is queued; the window grows with read-ahead hits and shrinks
+ * at most by half per fault.  Read-ahead pages take memory and are
+ * charged like the faulting page, so under a limit they cost reclaim:
+ * pswpin then exceeds the major faults, as the kernel's counters show.
+ *
+ * Simplifications (DEVIATIONS.md): the trace has no VMAs, so the window
+ * is clamped to the PMD (as the kernel also does) but not to a VMA, and
+ * the read-ahead state is kept per address space instead of per VMA;
+ * rotating disks use the VMA window too (the kernel would use
+ * swap_cluster_readahead by swap offset there).
+ */
+#include "swap_state.h"
+#include "engine.h"
+
+#include <stdlib.h>
+
+#define PTRS_PER_PMD_PAGES 512       /* pages under one PMD (2 MiB) */
+
+static const struct vmr *sort_v;     /* qsort has no argument */
+
+static int cmp_addr(const void *a, const void *b)
+{
+	const struct vmr_page *x = &sort_v->pages[*(const uint32_t *)a];
+	const struct vmr_page *y = &sort_v->pages[*(const uint32_t *)b];
+	if (x->space != y->space)
+		return x->space < y->space ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+int swap_ra_init(struct engine *e)
+{
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < e->nr_folios; i++)
+		n += e->v->pages[i].kind == VMR_PAGE_ANON;
+	e->anon_by_addr = malloc((n ? n : 1) * sizeof(uint32_t));
+	if (!e->anon_by_addr)
+		return -1;
+	e->nr_anon = 0;
+	for (uint32_t i = 0; i < e->nr_folios; i++)
+		if (e->v->pages[i].kind == VMR_PAGE_ANON)
+			e->anon_by_addr[e->nr_anon++] = i;
+	/* Page ids are unique, so the order is total: qsort's lack of
+	 * stability cannot make two machines differ. */
+	sort_v = e->v;
+	qsort(e->anon_by_addr, e->nr_anon, sizeof(uint32_t), cmp_addr);
+	sort_v = NULL;
+	return 0;
+}
+
+void swap_ra_free(struct engine *e)
+{
+	free(e->anon_by_addr);
+	e->anon_by_addr = NULL;
+}
+
+int swap_use_readahead(const struct engine *e)
+{
+	return !e->swap.p.sync;
+}
+
+unsigned int swapin_nr_pages(uint64_t prev_offset, uint64_t offset, unsigned int hits,
+			     unsigned int max_pages, unsigned int prev_win)
+{
+	unsigned int pages = hits + 2;
+	if (pages == 2) {
+		/* No hits to judge by: read ahead only for a neighbour of
+		 * the last fault, so as not to get stuck at one page. */
+		if (offset != prev_offset + 1 && offset != prev_offset - 1)
+			pages = 1;
+	} else {
+		unsigned int roundup = 4;
+		while (roundup < pages)
+			roundup <<= 1;
+		pages = roundup;
+	}
+	if (pages > max_pages)
+		pages = max_pages;
+	/* Don't shrink readahead too fast. */
+	if (pages < prev_win / 2)
+		pages = prev_win / 2;
+	return pages;
+}
+
+/* The position of the first anonymous page of SPACE at or after INDEX. */
+static uint32_t lower_bound(const struct engine *e, uint64_t space, uint64_t index)
+{
+	uint32_t lo = 0, hi = e->nr_anon;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		const struct vmr_page *p = &e->v->pages[e->anon_by_addr[mid]];
+		if (p->space < space || (p->space == space && p->index < index))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+uint32_t swap_ra_window(struct engine *e, uint32_t proc, uint32_t pfn, uint32_t *ids)
+{
+	struct swap_ra_info *ra = &e->procs[proc].swap_ra;
+	const struct vmr_page *fp = &e->v->pages[pfn];
+	uint64_t fpfn = fp->index, prev = ra->addr;
+
+	/* swap_ra_info */
+	unsigned int win = swapin_nr_pages(prev, fpfn, ra->hits, SWAP_RA_MAX_WIN, ra->win);
+	ra->addr = fpfn;
+	ra->win = win;
+	ra->hits = 0;
+	if (win == 1)
+		return 0;
+	uint64_t lpfn, rpfn;
+	if (fpfn == prev + 1) {
+		lpfn = fpfn;
+		rpfn = fpfn + win;
+	} else if (prev == fpfn + 1) {
+		lpfn = fpfn + 1 >= win ? fpfn - win + 1 : 0;
+		rpfn = fpfn + 1;
+	} else {
+		uint64_t left = (win - 1) / 2;
+		lpfn = fpfn >= left ? fpfn - left : 0;
+		rpfn = fpfn + win - left;
+	}
+	/* swap_ra_clamp_pfn: within the fault's PMD (the VMA is unknown). */
+	uint64_t pmd = fpfn & ~(uint64_t)(PTRS_PER_PMD_PAGES - 1);
+	if (lpfn < pmd)
+		lpfn = pmd;
+	if (rpfn > pmd + PTRS_PER_PMD_PAGES)
+		rpfn = pmd + PTRS_PER_PMD_PAGES;
+
+	/* The PTEs of the window that hold swap entries: pages of this
+	 * address space that are in swap and not being read already. */
+	uint32_t n = 0;
+	for (uint32_t i = lower_bound(e, fp->space, lpfn); i < e->nr_anon; i++) {
+		uint32_t id = e->anon_by_addr[i];
+		const struct vmr_page *p = &e->v->pages[id];
+		if (p->space != fp->space || p->index >= rpfn)
+			break;
+		const struct folio *f = &e->folio[id];
+		if (id != pfn && (f->flags & PG_swapped) && !(f->flags & (PG_resident | PG_locked)))
+			ids[n++] = id;
+	}
+	return n;
+}
+
+void swap_ra_hit(struct engine *e, uint32_t proc, uint32_t pfn, int was_readahead)
+{
+	struct swap_ra_info *ra = &e->procs[proc].swap_ra;
+	ra->addr = e->v->pages[pfn].index;
+	if (was_readahead && ra->hits < SWAP_RA_HITS_MAX)
+		ra->hits++;
+}
