@@ -21,6 +21,14 @@ void table_format_size(uint64_t b, char *buf, size_t len)
 		snprintf(buf, len, "%.1f %s", v, unit[u]);
 }
 
+void table_format_limit(uint64_t bytes, char *buf, size_t len)
+{
+	if (bytes)
+		table_format_size(bytes, buf, len);
+	else
+		snprintf(buf, len, "none");
+}
+
 void table_format_number(double v, char *buf, size_t len)
 {
 	if (!isfinite(v))
@@ -136,7 +144,7 @@ static void caption(const struct table *t, char *buf, size_t len)
 {
 	const struct stats_group *c = t->ctx;
 	char mem[32], node[32], n[32];
-	table_format_size(c->memory_limit, mem, sizeof(mem));
+	table_format_limit(c->memory_limit, mem, sizeof(mem));
 	size_t used = 0;
 	used += snprintf(buf + used, len - used, "%s, %s", t->st->metrics[t->metric], c->trace);
 	if (!t->by_memory && used < len)

@@ -21,6 +21,8 @@ size_t table_write(FILE *f, const struct stats *st, enum table_format fmt,
 
 /* "64 MiB", "1.5 GiB", "4096 B": for captions. */
 void table_format_size(uint64_t bytes, char *buf, size_t len);
+/* A memory limit: its size, or "none" for 0 (no limit). */
+void table_format_limit(uint64_t bytes, char *buf, size_t len);
 /* A mean as a table shows it: integers whole, others to 4 digits. */
 void table_format_number(double v, char *buf, size_t len);
 

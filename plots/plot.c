@@ -203,7 +203,9 @@ static int same_condition(const struct stats_group *a, const struct stats_group 
 
 static void condition_dir(const struct stats_group *g, char *buf, size_t len)
 {
-	size_t used = snprintf(buf, len, "%s/limit-%" PRIu64 "K", g->trace, g->memory_limit / 1024);
+	size_t used = g->memory_limit
+		? (size_t)snprintf(buf, len, "%s/limit-%" PRIu64 "K", g->trace, g->memory_limit / 1024)
+		: (size_t)snprintf(buf, len, "%s/limit-none", g->trace);
 	if (g->node_memory && used < len)
 		used += snprintf(buf + used, len - used, "_node-%" PRIu64 "K", g->node_memory / 1024);
 	if (strcmp(g->swap, "-") && used < len) {
@@ -218,7 +220,7 @@ static void condition_dir(const struct stats_group *g, char *buf, size_t len)
 static void condition_text(const struct stats_group *g, char *buf, size_t len)
 {
 	char mem[32], node[32];
-	table_format_size(g->memory_limit, mem, sizeof(mem));
+	table_format_limit(g->memory_limit, mem, sizeof(mem));
 	size_t used = snprintf(buf, len, "%s, memory limit %s", g->trace, mem);
 	if (g->node_memory && used < len) {
 		table_format_size(g->node_memory, node, sizeof(node));

@@ -49,11 +49,30 @@ static void run_id(const struct sweep_plan *plan, struct sweep_run *r)
 	snprintf(r->id, sizeof(r->id), "%016" PRIx64, (uint64_t)XXH3_64bits(canon, n));
 }
 
+/* The bytes a sweep size stands for on trace TI: percentages of its
+ * pages round up, as a share of pages must not become zero pages; fixed
+ * sizes round down to whole pages, as memory.max does.  0: none, or a
+ * size of no page at all. */
+static uint64_t size_bytes(const struct sweep_size *z, const struct sweep_trace_info *ti)
+{
+	uint64_t ps = ti->page_size ? ti->page_size : 4096;
+	if (z->is_none)
+		return 0;
+	uint64_t pages = z->is_pct ? (uint64_t)(ti->pages * z->pct / 100.0 + 0.999999) : z->bytes / ps;
+	return pages * ps;
+}
+
 static int expand_policy(const struct sweep_spec *s, const struct policy_desc *pd,
 			 struct sweep_plan *plan, struct sweep_run base, char *err, size_t errlen)
 {
 	snprintf(base.policy, sizeof(base.policy), "%s", pd->name);
 	base.kernel = pd->takes_swappiness;
+	const struct sweep_trace_info *ti = &plan->traces[base.trace];
+	if (!base.kernel && base.memory_limit == 0) {
+		snprintf(err, errlen, "%s: memory-limit none: policy %s replays a memory of a given "
+			 "size (give it a size or a percentage)", s->file, pd->name);
+		return -1;
+	}
 	/* A reference policy (lru) has a size and nothing else to vary. */
 	size_t nn = base.kernel && s->nr_node_memory ? s->nr_node_memory : 1;
 	size_t nw = base.kernel && s->nr_swap ? s->nr_swap : 1;
@@ -65,7 +84,14 @@ static int expand_policy(const struct sweep_spec *s, const struct policy_desc *p
 			for (size_t is = 0; is < ns; is++)
 				for (size_t id = 0; id < nd; id++) {
 					struct sweep_run r = base;
-					r.node_memory = base.kernel && s->nr_node_memory ? s->node_memory[in] : 0;
+					r.node_memory = base.kernel && s->nr_node_memory
+						? size_bytes(&s->node_memory[in], ti) : 0;
+					if (base.kernel && s->nr_node_memory && !r.node_memory) {
+						snprintf(err, errlen, "%s: node-memory: %g%% of %s's %" PRIu64
+							 " pages is no page at all", s->file,
+							 s->node_memory[in].pct, ti->name, ti->pages);
+						return -1;
+					}
 					if (base.kernel && s->nr_swap)
 						snprintf(r.swap, sizeof(r.swap), "%s", s->swap[iw]);
 					r.swappiness = base.kernel ? s->swappiness[is] : -1;
@@ -114,18 +140,13 @@ int sweep_expand(const struct sweep_spec *s, const struct policy_list *policies,
 		const struct sweep_trace_info *ti = &info[t];
 		for (size_t m = 0; m < s->nr_memory; m++) {
 			const struct sweep_size *z = &s->memory[m];
-			uint64_t ps = ti->page_size ? ti->page_size : 4096;
-			/* Percentages round up, as a share of pages must not
-			 * become zero pages; fixed sizes round down to whole
-			 * pages, as memory.max does. */
-			uint64_t pages = z->is_pct ? (uint64_t)(ti->pages * z->pct / 100.0 + 0.999999)
-						   : z->bytes / ps;
-			if (pages == 0) {
+			uint64_t bytes = size_bytes(z, ti);
+			if (bytes == 0 && !z->is_none) {
 				snprintf(err, errlen, "%s: memory-limit: %g%% of %s's %" PRIu64
 					 " pages is no page at all", s->file, z->pct, ti->name, ti->pages);
 				goto fail;
 			}
-			struct sweep_run base = { .trace = t, .memory_limit = pages * ps };
+			struct sweep_run base = { .trace = t, .memory_limit = bytes };
 			size_t np = s->nr_policies ? s->nr_policies : policies->n;
 			for (size_t p = 0; p < np; p++) {
 				const struct policy_desc *pd = s->nr_policies

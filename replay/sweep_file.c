@@ -184,14 +184,19 @@ static int parse_size(struct parser *p, const char *v, uint64_t *out)
 	return 0;
 }
 
-static int parse_memory(struct parser *p, struct sweep_spec *s, char **v, int nv)
+/* Sizes of a memory-limit or node-memory line into *ARR: SIZE, P% of the
+ * trace's pages, or (ALLOW_NONE) none. */
+static int parse_sizes(struct parser *p, struct sweep_size **arr, size_t *n, int allow_none,
+		       char **v, int nv)
 {
 	if (nv < 1)
 		return fail(p, "no value");
 	for (int i = 0; i < nv; i++) {
 		struct sweep_size z = { 0 };
 		size_t l = strlen(v[i]);
-		if (l > 1 && v[i][l - 1] == '%') {
+		if (allow_none && strcmp(v[i], "none") == 0) {
+			z.is_none = 1;
+		} else if (l > 1 && v[i][l - 1] == '%') {
 			char *end;
 			errno = 0;
 			z.pct = strtod(v[i], &end);
@@ -202,37 +207,16 @@ static int parse_memory(struct parser *p, struct sweep_spec *s, char **v, int nv
 		} else if (parse_size(p, v[i], &z.bytes) != 0) {
 			return -1;
 		}
-		for (size_t j = 0; j < s->nr_memory; j++)
-			if (s->memory[j].is_pct == z.is_pct && s->memory[j].bytes == z.bytes &&
-			    s->memory[j].pct == z.pct)
+		for (size_t j = 0; j < *n; j++)
+			if ((*arr)[j].is_pct == z.is_pct && (*arr)[j].is_none == z.is_none &&
+			    (*arr)[j].bytes == z.bytes && (*arr)[j].pct == z.pct)
 				return fail(p, "%s is listed twice", v[i]);
-		if (too_many(p, s->nr_memory))
+		if (too_many(p, *n))
 			return -1;
-		struct sweep_size *slot = push(&s->memory, &s->nr_memory, sizeof(*slot));
+		struct sweep_size *slot = push(arr, n, sizeof(*slot));
 		if (!slot)
 			return fail(p, "out of memory");
 		*slot = z;
-	}
-	return 0;
-}
-
-static int parse_node_memory(struct parser *p, struct sweep_spec *s, char **v, int nv)
-{
-	if (nv < 1)
-		return fail(p, "no value");
-	for (int i = 0; i < nv; i++) {
-		uint64_t b;
-		if (parse_size(p, v[i], &b) != 0)
-			return -1;
-		for (size_t j = 0; j < s->nr_node_memory; j++)
-			if (s->node_memory[j] == b)
-				return fail(p, "%s is listed twice", v[i]);
-		if (too_many(p, s->nr_node_memory))
-			return -1;
-		uint64_t *slot = push(&s->node_memory, &s->nr_node_memory, sizeof(*slot));
-		if (!slot)
-			return fail(p, "out of memory");
-		*slot = b;
 	}
 	return 0;
 }
@@ -368,9 +352,9 @@ int sweep_file_parse(const char *path, const char *text, struct sweep_spec *s,
 			rc = parse_swappiness(&p, s, v, nv);
 			seen_swappiness = 1;
 		} else if (strcmp(p.key, "memory-limit") == 0)
-			rc = parse_memory(&p, s, v, nv);
+			rc = parse_sizes(&p, &s->memory, &s->nr_memory, 1, v, nv);
 		else if (strcmp(p.key, "node-memory") == 0)
-			rc = parse_node_memory(&p, s, v, nv);
+			rc = parse_sizes(&p, &s->node_memory, &s->nr_node_memory, 0, v, nv);
 		else if (strcmp(p.key, "swap") == 0)
 			rc = parse_swap(&p, s, v, nv);
 		else if (strcmp(p.key, "seed") == 0)

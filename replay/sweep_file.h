@@ -11,10 +11,14 @@
  *                                or its parent's when it is called "ctf")
  *   policy       NAME… | all     default: all (vmreplay run --list-policies)
  *   swappiness   N…              0-200; default 1 36 71 106 141 176 200
- *   memory-limit SIZE… | P%…     required; P% is P percent of the trace's
- *                                distinct pages (so one sweep fits traces
- *                                of any size); rounded down to whole pages
- *   node-memory  SIZE…           simulated RAM; default: the run's default
+ *   memory-limit SIZE… | P%… | none   required; P% is P percent of the
+ *                                trace's distinct pages (so one sweep fits
+ *                                traces of any size); fixed sizes round
+ *                                down to whole pages, percentages up;
+ *                                none: no memcg limit (kernel policies
+ *                                only: pressure then comes from node-memory)
+ *   node-memory  SIZE… | P%…     simulated RAM, like memory-limit; default:
+ *                                the run's default
  *   swap         PRESET…         swap presets; default: the run's default
  *   seed         N… | A-B…       default 1
  *   events       yes|no|first-seed   record each reclaim invocation, in
@@ -38,9 +42,10 @@ struct sweep_trace {
 };
 
 struct sweep_size {
-	uint64_t bytes;                /* when !is_pct */
-	double pct;                    /* when is_pct  */
+	uint64_t bytes;                /* when !is_pct and !is_none */
+	double pct;                    /* when is_pct               */
 	int is_pct;
+	int is_none;                   /* memory-limit none         */
 };
 
 struct sweep_spec {
@@ -54,7 +59,7 @@ struct sweep_spec {
 	size_t nr_swappiness;
 	struct sweep_size *memory;
 	size_t nr_memory;
-	uint64_t *node_memory;
+	struct sweep_size *node_memory;
 	size_t nr_node_memory;
 	char **swap;
 	size_t nr_swap;

@@ -114,6 +114,44 @@ static struct sweep_trace_info info(const char *name)
 	return t;
 }
 
+/* Node pressure instead of a limit: memory-limit none with node-memory
+ * as a share of each trace's pages (rounded up to whole pages); lru
+ * cannot replay "no size". */
+static void test_node_pressure(void **state)
+{
+	(void)state;
+	struct sweep_spec s;
+	struct policy_list l;
+	struct sweep_plan plan;
+	char err[1024];
+	assert_int_equal(policy_list_parse(table, &l, err, sizeof(err)), 0);
+	struct sweep_trace_info ti[1] = { info("a") };
+	ti[0].pages = 333;
+	const char *text = "trace a\nmemory-limit none\nnode-memory 50% 64M\nswappiness 60\npolicy classic\n";
+	assert_int_equal(sweep_file_parse("s", text, &s, err, sizeof(err)), 0);
+	assert_true(s.memory[0].is_none);
+	assert_int_equal(s.nr_node_memory, 2);
+	assert_true(s.node_memory[0].is_pct && s.node_memory[0].pct == 50);
+	assert_int_equal(sweep_expand(&s, &l, ti, &plan, err, sizeof(err)), 0);
+	assert_int_equal(plan.nr_runs, 2);
+	assert_int_equal(plan.runs[0].memory_limit, 0);
+	assert_int_equal(plan.runs[0].node_memory, 167 * 4096);     /* 166.5 -> 167 pages */
+	assert_int_equal(plan.runs[1].node_memory, 64 << 20);
+	sweep_plan_free(&plan);
+	sweep_file_free(&s);
+
+	assert_int_equal(sweep_file_parse("s", "trace a\nmemory-limit none\npolicy lru\n", &s, err,
+					  sizeof(err)), 0);
+	assert_int_equal(sweep_expand(&s, &l, ti, &plan, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "memory-limit none: policy lru"));
+	sweep_file_free(&s);
+	/* "none" is no node memory, and no percentage of nothing. */
+	assert_int_equal(sweep_file_parse("s", "trace a\nmemory-limit 1M\nnode-memory none\n", &s, err,
+					  sizeof(err)), -1);
+	assert_non_null(strstr(err, "node-memory"));
+	policy_list_free(&l);
+}
+
 /* lru expands over memory only; kernel policies over swappiness x seeds;
  * percentages are of each trace's pages, rounded up to whole pages. */
 static void test_expansion(void **state)
@@ -255,6 +293,7 @@ int main(void)
 		cmocka_unit_test(test_parse_errors_name_file_line_and_key),
 		cmocka_unit_test(test_parse_defaults_and_paths),
 		cmocka_unit_test(test_policy_list),
+		cmocka_unit_test(test_node_pressure),
 		cmocka_unit_test(test_expansion),
 		cmocka_unit_test(test_result_reader_refuses_damage),
 	};
