@@ -82,10 +82,14 @@ int cli_open_input(const char *input, struct vmr *v, char *path, size_t pathlen,
 		return -1;
 	}
 	if (S_ISDIR(st.st_mode)) {
-		struct ingest_opts o = { .trace = input, .use_cache = 1, .progress = progress };
+		/* A cached .vmr comes back open: it was just verified. */
+		struct ingest_opts o = { .trace = input, .use_cache = 1, .progress = progress, .opened = v };
 		struct ingest_report rep;
-		if (ingest(&o, &rep, path, pathlen, err, errlen) != 0)
+		int r = ingest(&o, &rep, path, pathlen, err, errlen);
+		if (r < 0)
 			return -1;
+		if (r == 1)
+			return 0;
 	} else {
 		snprintf(path, pathlen, "%s", input);
 	}

@@ -1442,7 +1442,10 @@ static int mkdir_p(const char *dir)
 }
 
 /* A cached .vmr is used only if it verifies and is of this trace. */
-static int cache_valid(const char *path, const uint8_t hash[16], struct ingest_report *rep)
+/* Is PATH a sound .vmr of the trace with HASH?  Fills REP from it; with
+ * KEEP, a sound one is left open (verified) there. */
+static int cache_valid(const char *path, const uint8_t hash[16], struct ingest_report *rep,
+		       struct vmr *keep)
 {
 	struct vmr v;
 	char err[256];
@@ -1466,7 +1469,10 @@ static int cache_valid(const char *path, const uint8_t hash[16], struct ingest_r
 		if (vmr_meta_get(&v, "skipped_events", rep->skipped, sizeof(rep->skipped)) == NULL)
 			rep->skipped[0] = '\0';
 	}
-	vmr_close(&v);
+	if (ok && keep)
+		*keep = v;
+	else
+		vmr_close(&v);
 	return ok;
 }
 
@@ -1501,7 +1507,8 @@ int ingest(const struct ingest_opts *o, struct ingest_report *rep,
 	const char *dir = ingest_cache_dir();
 	snprintf(cached, sizeof(cached), "%s/v%d-%s.vmr", dir, VMR_VERSION, hex);
 
-	if (o->use_cache && cache_valid(cached, rep->hash, rep)) {
+	struct vmr *keep = o->output ? NULL : o->opened;
+	if (o->use_cache && cache_valid(cached, rep->hash, rep, keep)) {
 		rep->cached = 1;
 		if (o->output) {
 			if (copy_file(cached, o->output, err, errlen) != 0)
@@ -1510,7 +1517,7 @@ int ingest(const struct ingest_opts *o, struct ingest_report *rep,
 		} else {
 			snprintf(vmr_path, vmr_path_len, "%s", cached);
 		}
-		return 0;
+		return keep ? 1 : 0;
 	}
 	const char *target = o->output;
 	if (!target) {

@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct vmr;
+
 struct ingest_report {
 	uint8_t  hash[16];
 	int      cached;               /* 1: the .vmr came from the cache       */
@@ -28,10 +30,13 @@ struct ingest_opts {
 	const char *output;            /* .vmr to write; NULL = cache only      */
 	int use_cache;
 	int progress;                  /* show progress on stderr (a terminal)  */
+	struct vmr *opened;            /* if set, and the .vmr came from the
+					* cache, it is left open (verified) here */
 };
 
 /* Ingests OPTS->trace.  Writes the .vmr path used into vmr_path.  Returns 0,
- * or -1 with a one-line error (file, event, field) in err. */
+ * or -1 with a one-line error (file, event, field) in err.  With
+ * OPTS->opened, returns 1 instead of 0 when it left the .vmr open there. */
 int ingest(const struct ingest_opts *opts, struct ingest_report *rep,
 	   char *vmr_path, size_t vmr_path_len, char *err, size_t errlen);
 
