@@ -402,6 +402,13 @@ static int try_charge_memcg(struct engine *e, struct task_state *t, int memcg, i
 
 /* ---- the fault path -------------------------------------------------------- */
 
+/* folio_waitqueue: the queue of PFN's lock waiters (hash_ptr of the folio
+ * in the kernel; a multiplicative hash of the page id here). */
+static struct sim_waitq *folio_waitqueue(struct engine *e, uint32_t pfn)
+{
+	return &e->folio_wait_table[(pfn * 2654435761u) >> 22];
+}
+
 /* The memcg a folio brought in by T is charged to: T's (mem_cgroup_charge
  * charges the faulting task's cgroup), except for a file page that was in
  * the page cache before the session (PG_precached, from the trace's
@@ -465,7 +472,7 @@ static int fault_in(struct engine *e, struct task_state *t, uint32_t pfn, unsign
 	}
 	if (r != 1) {
 		f->flags &= ~PG_locked;
-		sim_wake_all(&e->sim, &e->folio_wait);
+		sim_wake_all(&e->sim, folio_waitqueue(e, pfn));
 		/* No memory for a read-ahead page: it is not read (as
 		 * page_cache_ra_unbounded stops at a failed allocation). */
 		return r == ALLOC_NOMEM ? 1 : r;
@@ -525,7 +532,7 @@ static int fault_in(struct engine *e, struct task_state *t, uint32_t pfn, unsign
 		folio_mark_dirty(e, pfn);
 	e->policy->folio_add_lru(e, pfn);
 	f->flags &= ~PG_locked;
-	sim_wake_all(&e->sim, &e->folio_wait);
+	sim_wake_all(&e->sim, folio_waitqueue(e, pfn));
 	if (major && !file && swap_use_readahead(e))
 		return swapin_readahead(e, t, pfn);
 	return 1;
@@ -575,7 +582,7 @@ static int access_page(struct engine *e, struct task_state *t, uint32_t pfn, uns
 			return -1;
 		simtime_t t0 = e->sim.now;
 		while ((f->flags & PG_locked) && !t->killed)
-			sim_wait(&e->sim, &e->folio_wait, NSEC_PER_SEC);
+			sim_wait(&e->sim, folio_waitqueue(e, pfn), NSEC_PER_SEC);
 		t->stall_ns += e->sim.now - t0;
 		if (t->killed)
 			return 0;
@@ -1025,7 +1032,8 @@ void engine_free(struct engine *e)
 		sim_waitq_free(&e->node.reclaim_wait[r]);
 	sim_waitq_free(&e->kswapd_wait);
 	sim_waitq_free(&e->pfmemalloc_wait);
-	sim_waitq_free(&e->folio_wait);
+	for (int i = 0; i < FOLIO_WAIT_TABLE_SIZE; i++)
+		sim_waitq_free(&e->folio_wait_table[i]);
 	backing_free(&e->swap);
 	backing_free(&e->file);
 	if (e->folio)

@@ -118,7 +118,11 @@ struct engine {
 	enum { KSWAPD_SLEEPING, KSWAPD_NAPPING, KSWAPD_RUNNING } kswapd_state;
 	struct sim_waitq kswapd_wait;      /* pgdat->kswapd_wait       */
 	struct sim_waitq pfmemalloc_wait;  /* pgdat->pfmemalloc_wait   */
-	struct sim_waitq folio_wait;       /* folio_wait_locked        */
+	/* folio_wait_table: waiters for a locked folio, hashed by folio as
+	 * the kernel's PAGE_WAIT_TABLE_SIZE queues are, so an unlock wakes
+	 * that folio's waiters (and rarely a neighbour's), not everyone. */
+#define FOLIO_WAIT_TABLE_SIZE 1024
+	struct sim_waitq folio_wait_table[FOLIO_WAIT_TABLE_SIZE];
 	int stopping;                      /* every task has finished  */
 
 	/* Every reclaim record is kept only for --events; the metrics need

@@ -70,10 +70,55 @@ static int earlier(const struct sim_event *a, const struct sim_event *b)
 	return a->time < b->time || (a->time == b->time && a->seq < b->seq);
 }
 
+/* Moves heap[i] down to its place among heap[0..nr). */
+static void sift_down(struct sim *s, uint32_t i)
+{
+	struct sim_event ev = s->heap[i];
+	for (;;) {
+		uint32_t l = 2 * i + 1, r = l + 1, m = i;
+		const struct sim_event *best = &ev;
+		if (l < s->nr && earlier(&s->heap[l], best)) {
+			m = l;
+			best = &s->heap[l];
+		}
+		if (r < s->nr && earlier(&s->heap[r], best))
+			m = r;
+		if (m == i)
+			break;
+		s->heap[i] = s->heap[m];
+		i = m;
+	}
+	s->heap[i] = ev;
+}
+
+static int is_stale(const struct sim *s, const struct sim_event *ev)
+{
+	const struct sim_thread *th = (const struct sim_thread *)(uintptr_t)ev->arg;
+	return ev->kind == s->wake_kind && (uint32_t)th->wait_gen != ev->id;
+}
+
+/* Drops the timeouts that lost to a wake-up.  They would be popped and
+ * ignored (sim_thread_resume), so nothing else changes; but many threads
+ * waiting with long timeouts (a folio lock waits up to a second) can
+ * fill the heap with them, and every pop pays for its depth. */
+static void drop_stale(struct sim *s)
+{
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < s->nr; i++)
+		if (!is_stale(s, &s->heap[i]))
+			s->heap[n++] = s->heap[i];
+	s->nr = n;
+	for (uint32_t i = n / 2; i-- > 0;)
+		sift_down(s, i);
+	s->stale = 0;
+}
+
 void sim_at(struct sim *s, simtime_t t, uint32_t kind, uint32_t id, uint64_t arg)
 {
 	if (t < s->now)
 		t = s->now;
+	if (s->stale > 256 && s->stale > s->nr / 2)
+		drop_stale(s);
 	if (s->nr == s->cap) {
 		struct sim_event *h = realloc(s->heap, 2 * s->cap * sizeof(*h));
 		if (!h) {
@@ -100,24 +145,9 @@ int sim_next(struct sim *s, struct sim_event *ev)
 	if (s->nr == 0)
 		return 0;
 	*ev = s->heap[0];
-	struct sim_event last = s->heap[--s->nr];
-	uint32_t i = 0;
-	for (;;) {
-		uint32_t l = 2 * i + 1, r = l + 1, m = i;
-		const struct sim_event *best = &last;
-		if (l < s->nr && earlier(&s->heap[l], best)) {
-			m = l;
-			best = &s->heap[l];
-		}
-		if (r < s->nr && earlier(&s->heap[r], best))
-			m = r;
-		if (m == i)
-			break;
-		s->heap[i] = s->heap[m];
-		i = m;
-	}
+	s->heap[0] = s->heap[--s->nr];
 	if (s->nr)
-		s->heap[i] = last;
+		sift_down(s, 0);
 	s->now = ev->time;
 	return 1;
 }
@@ -214,8 +244,13 @@ int sim_thread_start(struct sim *s, struct sim_thread *th, void (*fn)(void *), v
 
 void sim_thread_resume(struct sim *s, struct sim_thread *th, uint64_t gen)
 {
-	if (!th->running || (uint32_t)th->wait_gen != (uint32_t)gen)
-		return;                 /* a timeout that lost to a wake-up */
+	if ((uint32_t)th->wait_gen != (uint32_t)gen) {
+		if (s->stale)
+			s->stale--;     /* a timeout that lost to a wake-up */
+		return;
+	}
+	if (!th->running)
+		return;
 	s->current = th;
 	enter(s, th);
 }
@@ -278,6 +313,7 @@ void sim_wake_all(struct sim *s, struct sim_waitq *q)
 		th->wait_gen++;   /* the pending timeout becomes stale */
 		sim_at(s, s->now, s->wake_kind, (uint32_t)th->wait_gen, (uint64_t)(uintptr_t)th);
 	}
+	s->stale += q->nr;         /* each one's timeout is still queued */
 	q->nr = 0;
 }
 

@@ -69,6 +69,7 @@ struct sim {
 #endif
 	struct sim_thread *current;   /* NULL: the event loop itself */
 	uint32_t wake_kind;           /* event kind reserved for thread wake-ups */
+	uint32_t stale;               /* timeouts in the heap that lost to a wake-up */
 	int failed;                   /* out of memory */
 };
 
