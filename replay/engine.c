@@ -879,8 +879,6 @@ int engine_init(struct engine *e, const struct vmr *v, const struct engine_param
 		if (v->pages[i].flags & VMR_PAGE_PRECACHED)
 			e->folio[i].flags = PG_precached;
 	}
-	if (swap_ra_init(e) != 0)
-		goto oom;
 
 	/* The machine: the node has the given RAM, or the capture's. */
 	uint64_t node_bytes = p->node_memory ? p->node_memory : meta_u64(v, "mem_total", 0);
@@ -922,6 +920,9 @@ int engine_init(struct engine *e, const struct vmr *v, const struct engine_param
 	}
 
 	if (backing_init(&e->swap, &p->swap) != 0 || backing_init(&e->file, &p->file) != 0)
+		goto oom;
+	/* The address index costs a sort: only a device that reads ahead needs it. */
+	if (swap_use_readahead(e) && swap_ra_init(e) != 0)
 		goto oom;
 	e->swap_slots = p->swap_size / page_size;
 
