@@ -13,6 +13,10 @@
 #       seed: the CDFs pool them) and isolation timelines (first seed: the
 #       time series shows one run) → metric-vs-swappiness figures, CDFs,
 #       time series
+#   the same with no memory limit on a machine with 40% of the trace's
+#       pages as RAM: node pressure, kswapd and direct reclaim, the case
+#       the over-reclaim RFC (classic+early-exit) changes; memcg limit
+#       reclaim never shows it (3 seeds)
 #
 # The sweeps live in BUILD/figures/ and are resumable: a second `make
 # figures` redoes no run, an interrupted one only the missing runs.
@@ -66,6 +70,10 @@ if [ -n "$kernel" ]; then
         "swappiness 1 36 71 106 141 176 200" "seed 1-5" "events yes" "timeline first-seed"
     "$vmr" sweep -d "$sweeps/kernel" "$sweeps/kernel.sweep"
     dirs+=("$sweeps/kernel")
+    write_sweep "$sweeps/node.sweep" "$kernel" "none" "node-memory 40%" \
+        "swappiness 1 36 71 106 141 176 200" "seed 1-3" "events yes" "timeline first-seed"
+    "$vmr" sweep -d "$sweeps/node" "$sweeps/node.sweep"
+    dirs+=("$sweeps/node")
 fi
 
 "$vmr" stats -O "$out" "${dirs[@]}"
