@@ -23,6 +23,11 @@ cap=capture/ust-capture.sh
 tmp=$(mktemp -d /tmp/t_workloads.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 export VMREPLAY_CACHE=$tmp/cache
+# Each forked app registers with the session daemon and waits for it
+# before its first event (wl_fork).  Under AddressSanitizer on two busy
+# cores the default 3 s can run out and the app's first events are lost:
+# wait longer (a bound, never forever: -1 could hang a child).
+export LTTNG_UST_REGISTER_TIMEOUT=${LTTNG_UST_REGISTER_TIMEOUT:-30000}
 
 names="session vmstat task_begin task_end cgroup anon_access anon_free file_access file_drop"
 
