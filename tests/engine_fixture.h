@@ -83,4 +83,25 @@ static inline struct scan_control sc_for(int priority, int target)
 	return sc;
 }
 
+/* A whole replay: writes PATH with task T over NR_PAGES pages (KINDS as
+ * fixture_vmr's FILE_PAGES, may be NULL), opens it into V and runs it on
+ * E with POL, swappiness 60, a memcg limit of LIMIT pages, SWAP pages of
+ * SWAP_DEV, a 1 GiB node and an SSD for files. */
+static inline void replay_fixture(struct engine *e, struct vmr *v, const char *path,
+				  const struct reclaim_policy *pol, const struct fixture_task *t,
+				  uint64_t nr_pages, const uint8_t *kinds, uint64_t limit,
+				  uint64_t swap, const char *swap_dev)
+{
+	assert_int_equal(fixture_vmr(path, t, 1, nr_pages, kinds, "page_size\t4096\n"), 0);
+	char err[256];
+	assert_int_equal(vmr_open(v, path, err, sizeof(err)), 0);
+	struct engine_params p = { .policy = pol, .swappiness = 60,
+				   .memory_limit = limit * 4096, .node_memory = 1ull << 30,
+				   .swap_size = swap * 4096, .seed = 1 };
+	assert_int_equal(backing_parse(swap_dev, &p.swap, NULL, err, sizeof(err)), 0);
+	assert_int_equal(backing_parse("ssd", &p.file, NULL, err, sizeof(err)), 0);
+	assert_int_equal(engine_init(e, v, &p, err, sizeof(err)), 0);
+	assert_int_equal(engine_run(e), 0);
+}
+
 #endif

@@ -321,18 +321,9 @@ static void oom_below_working_set(void **state)
 	enum { N = 2000 };
 	struct vmr_rec r[2] = { fixture_run(0, VMR_OP_STORE, 0, N), fixture_run(0, VMR_OP_STORE, 0, N) };
 	struct fixture_task t = { 0, r, 2 };
-	assert_int_equal(fixture_vmr(path, &t, 1, N, NULL, "page_size\t4096\n"), 0);
 	struct vmr v;
-	char err[256];
-	assert_int_equal(vmr_open(&v, path, err, sizeof(err)), 0);
-	struct engine_params p = { .policy = &policy_classic, .swappiness = 60,
-				   .memory_limit = 1000 * 4096, .node_memory = 1ull << 30,
-				   .swap_size = 0, .seed = 1 };
-	backing_parse("zram", &p.swap, NULL, err, sizeof(err));
-	backing_parse("ssd", &p.file, NULL, err, sizeof(err));
 	struct engine e;
-	assert_int_equal(engine_init(&e, &v, &p, err, sizeof(err)), 0);
-	assert_int_equal(engine_run(&e), 0);
+	replay_fixture(&e, &v, path, &policy_classic, &t, N, NULL, 1000, 0, "zram");
 	assert_int_equal(e.vm[VM_oom_kill], 1);
 	assert_int_equal(e.tasks[0].killed, 1);
 	assert_int_equal(e.tasks[0].accesses, 1000);       /* the limit's worth */
@@ -355,16 +346,7 @@ static void precached_run(struct engine *e, struct vmr *v, const char *path, int
 	uint8_t kind[64];
 	for (int i = 0; i < 64; i++)
 		kind[i] = 1 | (precached && i < 32 ? VMR_PAGE_PRECACHED << 1 : 0);
-	assert_int_equal(fixture_vmr(path, task, 1, 64, kind, "page_size\t4096\n"), 0);
-	char err[256];
-	assert_int_equal(vmr_open(v, path, err, sizeof(err)), 0);
-	struct engine_params p = { .policy = &policy_classic, .swappiness = 60,
-				   .memory_limit = 40 * 4096, .node_memory = 1ull << 30,
-				   .swap_size = 0, .seed = 1 };
-	backing_parse("zram", &p.swap, NULL, err, sizeof(err));
-	backing_parse("ssd", &p.file, NULL, err, sizeof(err));
-	assert_int_equal(engine_init(e, v, &p, err, sizeof(err)), 0);
-	assert_int_equal(engine_run(e), 0);
+	replay_fixture(e, v, path, &policy_classic, task, 64, kind, 40, 0, "zram");
 }
 
 static void precached_charged_outside(void **state)
@@ -418,18 +400,9 @@ static void precached_charged_outside(void **state)
 static void readahead_run(struct engine *e, struct vmr *v, const char *path, const struct vmr_rec *recs,
 			  uint64_t nr, uint64_t limit)
 {
-	uint8_t kind[8] = { 0, 0, 0, 0, 1, 1, 1, 1 };
+	static const uint8_t kind[8] = { 0, 0, 0, 0, 1, 1, 1, 1 };
 	struct fixture_task t = { 0, recs, nr };
-	assert_int_equal(fixture_vmr(path, &t, 1, 8, kind, "page_size\t4096\n"), 0);
-	char err[256];
-	assert_int_equal(vmr_open(v, path, err, sizeof(err)), 0);
-	struct engine_params p = { .policy = &policy_classic, .swappiness = 60,
-				   .memory_limit = limit * 4096, .node_memory = 1ull << 30,
-				   .swap_size = 0, .seed = 1 };
-	backing_parse("zram", &p.swap, NULL, err, sizeof(err));
-	backing_parse("ssd", &p.file, NULL, err, sizeof(err));
-	assert_int_equal(engine_init(e, v, &p, err, sizeof(err)), 0);
-	assert_int_equal(engine_run(e), 0);
+	replay_fixture(e, v, path, &policy_classic, &t, 8, kind, limit, 0, "zram");
 }
 
 static void readahead_pages(void **state)
