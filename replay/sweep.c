@@ -435,8 +435,9 @@ int sweep_result_check(const char *path, const struct sweep_plan *plan,
 	else if (r->swappiness >= 0 ? !id_is(res.id[RES_SWAPPINESS], 1, (uint64_t)r->swappiness)
 				    : strcmp(res.id[RES_SWAPPINESS], "-") != 0)
 		bad = "swappiness";
-	else if (!id_is(res.id[RES_MEMORY_LIMIT], 1, r->memory_limit))
-		bad = "memory_limit";
+	else if (r->memory_limit ? !id_is(res.id[RES_MEMORY_LIMIT], 1, r->memory_limit)
+				 : strcmp(res.id[RES_MEMORY_LIMIT], "-") != 0)
+		bad = "memory_limit";     /* no limit: the run says "-" */
 	else if (!id_is(res.id[RES_NODE_MEMORY], r->node_memory != 0, r->node_memory))
 		bad = "node_memory";
 	else if (r->swap[0] && strcmp(res.id[RES_SWAP], r->swap) != 0)

@@ -117,7 +117,21 @@ run_err "a truncated result: stats refuses it, naming the file" 1 "$victim: not 
 check "the sweep runs a damaged result again" grep -q "running it again" "$tmp/redo.log"
 check "and ends identical" diff -r -x '*.invalid' "$tmp/ref/results" "$tmp/int/results"
 
-# 5. Bad input: one line naming file, line and field.
+# 5. Node pressure: no memcg limit, RAM a share of the trace's pages.
+# Every result says "-" for the limit and the node memory of its share
+# (40% of the trace's pages, rounded up to whole pages).
+pages=$("$vmr" ingest -q -f json "$PWD/traces/anon-storm-small/ctf" | sed -n 's/.*"pages": \([0-9]*\).*/\1/p')
+printf 'trace %s\npolicy %s\nmemory-limit none\nnode-memory 40%%\nswappiness 60\n' \
+    "$PWD/traces/anon-storm-small/ctf" "$kernel" >"$tmp/node.sweep"
+"$vmr" sweep -d "$tmp/node" "$tmp/node.sweep" 2>"$tmp/node.log"; rc=$?
+check "memory-limit none: the sweep runs (rc $rc)" test "$rc" -eq 0
+want_node=$(( (pages * 40 + 99) / 100 * 4096 ))
+got=$(for f in "$tmp"/node/results/*.tsv; do sed -n 2p "$f" | cut -f5,6; done | sort -u)
+check "memory-limit none: limit '-', node memory $want_node (got '$got')" test "$got" = "-	$want_node"
+"$vmr" stats -O "$tmp/nodeout" "$tmp/node" >/dev/null 2>&1
+check "memory-limit none: tables say 'memory limit none'" grep -q "memory limit none" "$tmp/nodeout/tables.txt"
+
+# 6. Bad input: one line naming file, line and field.
 printf 'trace %s\nmemory-limit 10%%\nswappiness 1 999\n' "$PWD/traces/anon-storm-small/ctf" >"$tmp/bad.sweep"
 run_err "bad swappiness: file, line, key" 1 "bad.sweep:3: swappiness: '999' is not a swappiness" \
     "$vmr" sweep -d "$tmp/bad" "$tmp/bad.sweep"
