@@ -43,12 +43,13 @@ sweeps=$root/$build/figures
 mkdir -p "$sweeps" "$out"
 dirs=()
 
-# write_sweep FILE POLICIES MEMORY-LIMITS [extra lines...]
+# write_sweep FILE POLICIES MEMORY-LIMITS [extra lines...]: over the
+# traces in sweep_traces (default: all).
 write_sweep() {
     local file=$1 pols=$2 limits=$3; shift 3
     {
         echo "# written by plots/figures.sh"
-        for t in "${traces[@]}"; do echo "trace $root/$t"; done
+        for t in "${sweep_traces[@]}"; do echo "trace $root/$t"; done
         echo "policy $pols"
         echo "memory-limit $limits"
         for line in "$@"; do echo "$line"; done
@@ -56,6 +57,7 @@ write_sweep() {
     mv -f "$file.tmp" "$file"
 }
 
+sweep_traces=("${traces[@]}")
 if [ -n "$reference" ]; then
     write_sweep "$sweeps/reference.sweep" "$reference" \
         "5% 10% 15% 20% 30% 40% 50% 60% 70% 80% 90% 100% 110%"
@@ -70,6 +72,14 @@ if [ -n "$kernel" ]; then
         "swappiness 1 36 71 106 141 176 200" "seed 1-5" "events yes" "timeline first-seed"
     "$vmr" sweep -d "$sweeps/kernel" "$sweeps/kernel.sweep"
     dirs+=("$sweeps/kernel")
+    # The machine's RAM must be at least 16 MiB (vmreplay run
+    # --node-memory): the traces whose 40% is that much.
+    sweep_traces=()
+    for t in "${traces[@]}"; do
+        p=$("$vmr" ingest -q -f json "$t" | sed -n 's/.*"pages": \([0-9]*\).*/\1/p')
+        if [ "$(( p * 4096 * 40 / 100 ))" -ge $(( 16 << 20 )) ]; then sweep_traces+=("$t"); fi
+    done
+    say "node pressure: ${#sweep_traces[@]} traces large enough for 40% to be 16 MiB of RAM"
     write_sweep "$sweeps/node.sweep" "$kernel" "none" "node-memory 40%" \
         "swappiness 1 36 71 106 141 176 200" "seed 1-3" "events yes" "timeline first-seed"
     "$vmr" sweep -d "$sweeps/node" "$sweeps/node.sweep"
