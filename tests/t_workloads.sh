@@ -23,11 +23,6 @@ cap=capture/ust-capture.sh
 tmp=$(mktemp -d /tmp/t_workloads.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 export VMREPLAY_CACHE=$tmp/cache
-# Each forked app registers with the session daemon and waits for it
-# before its first event (wl_fork).  Under AddressSanitizer on two busy
-# cores the default 3 s can run out and the app's first events are lost:
-# wait longer (a bound, never forever: -1 could hang a child).
-export LTTNG_UST_REGISTER_TIMEOUT=${LTTNG_UST_REGISTER_TIMEOUT:-30000}
 
 names="session vmstat task_begin task_end cgroup anon_access anon_free file_access file_drop"
 
@@ -90,6 +85,16 @@ else
     done
 fi
 [ -x "$phone" ] || capture_ok=0
+# Each forked app re-registers with the session daemon (wl_fork).  With
+# AddressSanitizer (gcc 12's libasan: no fork handlers for its internal
+# locks) that registration of a child forked from the multi-threaded
+# launcher fails now and then, 3 s or 30 s of timeout alike, and that
+# app's events are lost: measured 2 runs in 4.  The captures are checked
+# by `make check`; under ASan the phone runs without LTTng above.
+if [ "$capture_ok" = 1 ] && ldd "$phone" 2>/dev/null | grep -q libasan; then
+    skip "phone capture" "built with AddressSanitizer, whose forked children lose their LTTng-UST registration (checked by make check)"
+    capture_ok=0
+fi
 if [ "$capture_ok" = 1 ] && ! "$phone" --apps 1 --app-mb 1 --assets-kb 0 --switches 0 \
         --fg-ms 10 --vmstat-ms 0 --cgroups yes >/dev/null 2>"$tmp/probe.log"; then
     skip "phone capture" "no memory cgroups here: $(grep -m1 'cgroups yes' "$tmp/probe.log")"
