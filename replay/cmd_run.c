@@ -200,9 +200,8 @@ static int run_kernel(const struct reclaim_policy *pol, const struct kernel_opts
 	char buf[64];
 	if (!limit_given && vmr_meta_get(&v, "memory_limit", buf, sizeof(buf)))
 		p.memory_limit = strtoull(buf, NULL, 10);
-	if (limit_given && p.memory_limit == 0)
-		p.memory_limit = 0;
-	/* A limit of 0 from the command line means "no cgroup limit". */
+	/* A limit of 0 from the command line means "no cgroup limit" (below:
+	 * the session memcg's max is lifted after engine_init). */
 	if (!p.node_memory) {
 		p.node_memory = vmr_meta_get(&v, "mem_total", buf, sizeof(buf)) ? strtoull(buf, NULL, 10) : 0;
 		if (!p.node_memory)

@@ -21,12 +21,11 @@
 
 #define PTRS_PER_PMD_PAGES 512       /* pages under one PMD (2 MiB) */
 
-static const struct vmr *sort_v;     /* qsort has no argument */
-
-static int cmp_addr(const void *a, const void *b)
+static int cmp_addr(const void *a, const void *b, void *arg)
 {
-	const struct vmr_page *x = &sort_v->pages[*(const uint32_t *)a];
-	const struct vmr_page *y = &sort_v->pages[*(const uint32_t *)b];
+	const struct vmr *v = arg;
+	const struct vmr_page *x = &v->pages[*(const uint32_t *)a];
+	const struct vmr_page *y = &v->pages[*(const uint32_t *)b];
 	if (x->space != y->space)
 		return x->space < y->space ? -1 : 1;
 	return x->index < y->index ? -1 : x->index > y->index;
@@ -46,9 +45,7 @@ int swap_ra_init(struct engine *e)
 			e->anon_by_addr[e->nr_anon++] = i;
 	/* Page ids are unique, so the order is total: qsort's lack of
 	 * stability cannot make two machines differ. */
-	sort_v = e->v;
-	qsort(e->anon_by_addr, e->nr_anon, sizeof(uint32_t), cmp_addr);
-	sort_v = NULL;
+	qsort_r(e->anon_by_addr, e->nr_anon, sizeof(uint32_t), cmp_addr, (void *)e->v);
 	return 0;
 }
 
