@@ -19,7 +19,7 @@ DEB_PKGS := gcc make pkg-config bc babeltrace2 libbabeltrace2-dev lttng-tools \
             munge slurmctld slurmd slurm-client
 
 PKGS     := babeltrace2 gsl libxxhash
-CPPFLAGS := -D_GNU_SOURCE -Ireplay -Ianalysis -Iplots -Icapture -Itests $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+CPPFLAGS := -D_GNU_SOURCE -Ilib -Ireplay -Ianalysis -Iplots -Icapture -Itests $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 CFLAGS   := -std=gnu11 -g $(OPT) -Wall -Wextra -Werror $(SAN)
 LDFLAGS  := $(SAN)
 LDLIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm -lpthread
@@ -27,7 +27,8 @@ LDLIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm -lpthread
 # Every stage's C files except the command's entry point form one library
 # that the tests link against.
 MAIN_SRC := replay/vmreplay.c
-LIB_SRCS := $(filter-out $(MAIN_SRC),$(wildcard replay/*.c analysis/*.c plots/*.c))
+LIB_SRCS := $(filter-out $(MAIN_SRC),$(wildcard lib/*.c replay/*.c replay/*/*.c replay/*/*/*.c \
+                analysis/*.c plots/*.c))
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 
 # The LTTng-UST tracepoint provider, linked statically into each workload.

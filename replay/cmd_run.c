@@ -1,10 +1,10 @@
 /* cmd_run.c — `vmreplay run`: replay a trace against one policy. */
 #include "atomic.h"
 #include "cli.h"
-#include "lru.h"
-#include "policy.h"
-#include "policy_mglru.h"
-#include "report.h"
+#include "lru/lru.h"
+#include "mm/policy.h"
+#include "mm/lru_gen/policy_mglru.h"
+#include "records/report.h"
 
 #include <getopt.h>
 #include <stdio.h>

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "engine.h"
-#include "policy.h"
+#include "sim/engine.h"
+#include "mm/policy.h"
 
 /* A machine around a trivial trace of NR_PAGES pages (FILE_FROM.. are
  * file pages; anon pages share one address space, page i at virtual page

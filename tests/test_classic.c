@@ -10,14 +10,14 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "engine.h"
-#include "mm_inline.h"
-#include "policy.h"
-#include "policy_classic.h"
+#include "sim/engine.h"
+#include "mm/mm_inline.h"
+#include "mm/policy.h"
+#include "mm/policy_classic.h"
 #include "vmr_fixture.h"
 #include "engine_fixture.h"
-#include "vmscan.h"
-#include "workingset.h"
+#include "mm/vmscan.h"
+#include "mm/workingset.h"
 
 /* ---- get_scan_count --------------------------------------------------- */
 

@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "damon.h"
+#include "ingest/damon.h"
 
 /* DAMON's defaults: 5 ms sampling, 100 ms aggregation, so N = 20 checks;
  * K = 4 passes at most.  passes = min(K, ceil(a * K / N)). */

@@ -11,13 +11,13 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "engine.h"
-#include "mm_inline.h"
-#include "policy.h"
-#include "policy_mglru.h"
+#include "sim/engine.h"
+#include "mm/mm_inline.h"
+#include "mm/policy.h"
+#include "mm/lru_gen/policy_mglru.h"
 #include "vmr_fixture.h"
 #include "engine_fixture.h"
-#include "vmscan.h"
+#include "mm/vmscan.h"
 
 static void box_check(struct box *b)
 {

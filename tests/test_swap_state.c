@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "engine.h"
-#include "policy_classic.h"
-#include "swap_state.h"
+#include "sim/engine.h"
+#include "mm/policy_classic.h"
+#include "mm/swap_state.h"
 #include "vmr_fixture.h"
 #include "engine_fixture.h"
 

@@ -10,7 +10,7 @@
 #ifndef POLICY_H
 #define POLICY_H
 
-#include "engine.h"
+#include "sim/engine.h"
 #include "vmscan.h"
 
 struct reclaim_policy {

@@ -11,7 +11,7 @@
 #define PAGEMAP_H
 
 #include <stdint.h>
-#include "vmr.h"
+#include "vmr/vmr.h"
 
 #define PAGEMAP_CHUNK_SHIFT 6
 #define PAGEMAP_CHUNK       (1u << PAGEMAP_CHUNK_SHIFT)

@@ -1,7 +1,7 @@
 /* policy.c — the table of reclaim policies `vmreplay run` knows. */
 #include "policy.h"
 #include "policy_classic.h"
-#include "policy_mglru.h"
+#include "mm/lru_gen/policy_mglru.h"
 
 #include <string.h>
 

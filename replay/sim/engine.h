@@ -14,11 +14,11 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "backing.h"
-#include "mm.h"
+#include "mm/mm.h"
 #include "progress.h"
 #include "sim.h"
-#include "swap_state.h"
-#include "vmr.h"
+#include "mm/swap_state.h"
+#include "vmr/vmr.h"
 
 struct reclaim_policy;
 

@@ -1,6 +1,6 @@
 /* cmd_sweep.c — `vmreplay sweep`: run a sweep here, or on a Slurm cluster. */
 #include "cli.h"
-#include "ingest.h"
+#include "ingest/ingest.h"
 #include "slurm.h"
 #include "sweep.h"
 #include "sweep_exec.h"

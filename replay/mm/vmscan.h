@@ -7,7 +7,7 @@
 #ifndef VMSCAN_H
 #define VMSCAN_H
 
-#include "engine.h"
+#include "sim/engine.h"
 
 /* Outcome counts of one shrink_folio_list call (struct reclaim_stat). */
 struct reclaim_stat {

@@ -9,10 +9,10 @@
  * level of detail reclaim can see.
  */
 #include "engine.h"
-#include "mm_inline.h"
+#include "mm/mm_inline.h"
 #include "progress.h"
-#include "policy.h"
-#include "vmscan.h"
+#include "mm/policy.h"
+#include "mm/vmscan.h"
 
 #include <stdlib.h>
 #include <string.h>

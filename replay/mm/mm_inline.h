@@ -7,7 +7,7 @@
 #ifndef MM_INLINE_H
 #define MM_INLINE_H
 
-#include "engine.h"
+#include "sim/engine.h"
 
 static inline enum lru_list folio_lru_list(const struct folio *f)
 {

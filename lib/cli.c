@@ -1,6 +1,6 @@
 /* cli.c — helpers shared by the subcommands (see cli.h). */
 #include "cli.h"
-#include "ingest.h"
+#include "ingest/ingest.h"
 
 #include <errno.h>
 #include <stdarg.h>

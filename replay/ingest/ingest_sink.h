@@ -8,7 +8,7 @@
 
 #include <stdarg.h>
 #include <stdint.h>
-#include "vmr.h"
+#include "vmr/vmr.h"
 
 struct sink;
 

@@ -11,7 +11,7 @@
 #define MERGE_H
 
 #include <stdint.h>
-#include "vmr.h"
+#include "vmr/vmr.h"
 
 struct merge_cursor {
 	const struct vmr_rec *p, *end;

@@ -11,7 +11,7 @@
 #define MM_H
 
 #include <stdint.h>
-#include "sim.h"
+#include "sim/sim.h"
 
 struct reclaim_record;
 

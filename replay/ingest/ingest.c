@@ -15,7 +15,7 @@
 #include "spsc.h"
 #include "progress.h"
 #include "tracedir.h"
-#include "vmr_write.h"
+#include "vmr/vmr_write.h"
 
 #include <babeltrace2/babeltrace.h>
 #include <errno.h>

@@ -12,7 +12,7 @@
 #ifndef POLICY_MGLRU_H
 #define POLICY_MGLRU_H
 
-#include "engine.h"
+#include "sim/engine.h"
 
 /* include/linux/mmzone.h */
 #define MIN_NR_GENS        2u

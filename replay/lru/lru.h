@@ -10,7 +10,7 @@
 #define LRU_H
 
 #include <stdint.h>
-#include "vmr.h"
+#include "vmr/vmr.h"
 
 struct lru_result {
 	uint64_t capacity;             /* pages */

@@ -7,7 +7,7 @@
 #define REPORT_H
 
 #include <stdio.h>
-#include "engine.h"
+#include "sim/engine.h"
 
 enum report_format { REPORT_TEXT, REPORT_TSV, REPORT_JSON };
 

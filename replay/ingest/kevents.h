@@ -15,7 +15,7 @@
 
 #include <babeltrace2/babeltrace.h>
 #include <stdint.h>
-#include "vmr.h"
+#include "vmr/vmr.h"
 
 struct sink;
 struct kevents;

@@ -2,7 +2,7 @@
 #ifndef POLICY_CLASSIC_H
 #define POLICY_CLASSIC_H
 
-#include "engine.h"
+#include "sim/engine.h"
 
 /* get_scan_count: folios to scan per list (enum lru_list) at sc->priority. */
 void get_scan_count(struct engine *e, int memcg, struct scan_control *sc, uint64_t *nr);

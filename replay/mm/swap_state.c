@@ -15,7 +15,7 @@
  * swap_cluster_readahead by swap offset there).
  */
 #include "swap_state.h"
-#include "engine.h"
+#include "sim/engine.h"
 
 #include <stdlib.h>
 

@@ -19,10 +19,10 @@
  * cover letter rather than read from a patch say "inferred".
  */
 #include "policy_mglru.h"
-#include "mm_inline.h"
-#include "policy.h"
-#include "vmscan.h"
-#include "workingset.h"
+#include "mm/mm_inline.h"
+#include "mm/policy.h"
+#include "mm/vmscan.h"
+#include "mm/workingset.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -6,7 +6,7 @@
  * isolation counters, and no folio lost.
  */
 #include "policy_mglru.h"
-#include "vmscan.h"
+#include "mm/vmscan.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -16,8 +16,8 @@
  * cover letters and reviews (variants.md §4, §5); DEVIATIONS.md lists them.
  */
 #include "policy_mglru.h"
-#include "policy.h"
-#include "vmscan.h"
+#include "mm/policy.h"
+#include "mm/vmscan.h"
 
 #include <stdio.h>
 #include <string.h>

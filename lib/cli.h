@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdint.h>
-#include "vmr.h"
+#include "vmr/vmr.h"
 
 #define VMREPLAY_VERSION "0.1.0"
 
