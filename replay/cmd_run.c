@@ -3,7 +3,7 @@
 #include "cli.h"
 #include "lru/lru.h"
 #include "mm/policy.h"
-#include "mm/lru_gen/policy_mglru.h"
+
 #include "records/report.h"
 
 #include <getopt.h>
@@ -75,7 +75,7 @@ static void list_policies(FILE *f)
 	fprintf(f, "lru\tno\tno\n");
 	for (int i = 0; reclaim_policies[i]; i++)
 		fprintf(f, "%s\t%s\tyes\n", reclaim_policies[i]->name,
-			reclaim_policies[i]->takes_swappiness ? "yes" : "no");
+			"yes");
 }
 
 static void write_result(FILE *f, enum fmt fmt, const struct vmr *v, const char *input,

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "sim/engine.h"
+#include "mm/internal.h"
 #include "mm/policy.h"
 
 /* A machine around a trivial trace of NR_PAGES pages (FILE_FROM.. are
@@ -67,7 +68,10 @@ static inline void install(struct engine *e, uint32_t pfn, uint32_t extra_flags)
 	e->node.nr_free--;
 	for (int m = memcg; m >= 0; m = e->memcgs[m].parent)
 		e->memcgs[m].usage++;
-	e->policy->folio_add_lru(e, pfn);
+	/* A fault maps the page (lru_gen_in_fault), a read() does not. */
+	e->in_lru_fault = !!(f->flags & PG_mapped);
+	folio_add_lru(e, pfn);
+	e->in_lru_fault = 0;
 }
 
 /* A scan_control as the reclaim drivers set it up, at PRIORITY for
@@ -79,7 +83,7 @@ static inline struct scan_control sc_for(int priority, int target)
 	sc.target_mem_cgroup = target;
 	sc.may_swap = sc.may_unmap = sc.may_writepage = sc.gfp_io_fs = 1;
 	sc.nr_to_reclaim = SWAP_CLUSTER_MAX;
-	sc.task = UINT32_MAX;
+	sc.sim.task = UINT32_MAX;
 	return sc;
 }
 

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "sim/engine.h"
-#include "mm/policy_classic.h"
+#include "mm/internal.h"
 #include "mm/swap_state.h"
 #include "vmr_fixture.h"
 #include "engine_fixture.h"
@@ -46,7 +46,7 @@ static void window(void **state)
 {
 	(void)state;
 	struct box b;
-	box_open(&b, &policy_classic, 600, 600, 0, 1000, 60);   /* 600 anon pages, page i at vpn i */
+	box_open(&b, policy_find("classic"), 600, 600, 0, 1000, 60);   /* 600 anon pages, page i at vpn i */
 	struct engine *e = &b.e;
 	/* The box swaps to zram, which reads nothing ahead: build the
 	 * address index a queued device would have. */
@@ -101,7 +101,7 @@ static void reload(struct engine *e, struct vmr *v, const char *path, const char
 {
 	struct vmr_rec r[2] = { fixture_run(0, VMR_OP_STORE, 0, 64), fixture_run(0, VMR_OP_LOAD, 0, 64) };
 	struct fixture_task t = { 0, r, 2 };
-	replay_fixture(e, v, path, &policy_classic, &t, 64, NULL, 32, 1000, swap_dev);
+	replay_fixture(e, v, path, policy_find("classic"), &t, 64, NULL, 32, 1000, swap_dev);
 }
 
 static void swapin(void **state)

@@ -12,8 +12,7 @@
 
 #include <stdint.h>
 #include "sim/sim.h"
-
-struct reclaim_record;
+#include "records/records.h"
 
 #define SWAP_CLUSTER_MAX      32u
 #define DEF_PRIORITY          12
@@ -146,24 +145,28 @@ struct scan_control {
 	int priority;
 	unsigned may_writepage:1, may_unmap:1, may_swap:1, may_deactivate:2,
 		 force_deactivate:1, skipped_deactivate:1, cache_trim_mode:1,
-		 file_is_tiny:1, memcg_full_walk:1, proactive:1, gfp_io_fs:1;
-	int kswapd;                  /* current_is_kswapd() */
-	uint32_t task;               /* the reclaiming task, for records */
+		 file_is_tiny:1, memcg_full_walk:1;
+	unsigned gfp_io_fs:1;        /* gfp_mask has __GFP_IO and __GFP_FS */
 	uint64_t anon_cost, file_cost;
 	uint64_t nr_scanned, nr_reclaimed;
 	struct {
 		uint64_t dirty, unqueued_dirty, congested, writeback, immediate,
 			 file_taken, taken;
 	} nr;
-	/* What this invocation did, for its reclaim record. */
-	uint64_t total_scanned;
-	uint64_t scanned_type[ANON_AND_FILE];
-	int early_exit;              /* policy variant switch (classic+early-exit) */
-	int early_exit_memcg_walk;   /* apply the memcg-walk break               */
-	uint32_t nr_survivors;       /* shrink_folio_list: folios kept in the list */
-	int lru_gen_mm_walk;         /* MGLRU: current->reclaim_state->mm_walk is set */
-	struct reclaim_record *rec;  /* this invocation's record                 */
+	/* Not the kernel's: what the kernel knows as `current` (who is
+	 * reclaiming), and the simulator's record of this invocation. */
+	struct {
+		uint32_t task;           /* the reclaiming task; UINT32_MAX: kswapd */
+		int kswapd;              /* current_is_kswapd() */
+		int mm_walk;             /* MGLRU: current->reclaim_state->mm_walk */
+		struct reclaim_record rec;  /* records/records.h */
+	} sim;
 };
+
+static inline int current_is_kswapd(const struct scan_control *sc)
+{
+	return sc->sim.kswapd;
+}
 
 static inline int cgroup_reclaim(const struct scan_control *sc)
 {

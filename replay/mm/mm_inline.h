@@ -1,5 +1,7 @@
 /*
- * mm_inline.h — LRU list primitives, as include/linux/mm_inline.h.
+ * mm_inline.h — LRU list primitives, as include/linux/mm_inline.h,
+ * with MGLRU entered where the kernel enters it: lruvec_add_folio and
+ * lruvec_del_folio try lru_gen_add_folio / lru_gen_del_folio first.
  *
  * Lists are threaded through folio.prev/next (page ids); HEAD is the
  * most recently added end, reclaim takes from the TAIL.
@@ -7,7 +9,18 @@
 #ifndef MM_INLINE_H
 #define MM_INLINE_H
 
+#include "lru_gen/lru_gen.h"
 #include "sim/engine.h"
+
+static inline int folio_is_file_lru(const struct folio *f)
+{
+	return !(f->flags & PG_swapbacked);
+}
+
+static inline struct lruvec *folio_lruvec(struct engine *e, uint32_t pfn)
+{
+	return &e->memcgs[e->folio[pfn].memcg].lruvec;
+}
 
 static inline enum lru_list folio_lru_list(const struct folio *f)
 {
@@ -28,6 +41,8 @@ static inline void update_lru_size(struct engine *e, struct lruvec *lv, enum lru
 
 static inline void lruvec_add_folio(struct engine *e, struct lruvec *lv, uint32_t pfn)
 {
+	if (lru_gen_add_folio(e, pfn, 0))
+		return;
 	struct folio *f = &e->folio[pfn];
 	enum lru_list lru = folio_lru_list(f);
 	f->lru = (uint8_t)lru;
@@ -44,6 +59,8 @@ static inline void lruvec_add_folio(struct engine *e, struct lruvec *lv, uint32_
 
 static inline void lruvec_add_folio_tail(struct engine *e, struct lruvec *lv, uint32_t pfn)
 {
+	if (lru_gen_add_folio(e, pfn, 1))
+		return;
 	struct folio *f = &e->folio[pfn];
 	enum lru_list lru = folio_lru_list(f);
 	f->lru = (uint8_t)lru;
@@ -60,6 +77,8 @@ static inline void lruvec_add_folio_tail(struct engine *e, struct lruvec *lv, ui
 
 static inline void lruvec_del_folio(struct engine *e, struct lruvec *lv, uint32_t pfn)
 {
+	if (lru_gen_del_folio(e, pfn, 0))
+		return;
 	struct folio *f = &e->folio[pfn];
 	enum lru_list lru = f->lru;
 	if (f->prev != NIL)

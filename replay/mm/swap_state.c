@@ -15,7 +15,7 @@
  * swap_cluster_readahead by swap offset there).
  */
 #include "swap_state.h"
-#include "sim/engine.h"
+#include "internal.h"
 
 #include <stdlib.h>
 
@@ -151,4 +151,24 @@ void swap_ra_hit(struct engine *e, uint32_t proc, uint32_t pfn, int was_readahea
 	ra->addr = e->v->pages[pfn].index;
 	if (was_readahead && ra->hits < SWAP_RA_HITS_MAX)
 		ra->hits++;
+}
+
+/* swapin_readahead -> swap_vma_readahead: after a swap-in of PFN from a
+ * queued device, the window's other pages that are in swap come in too,
+ * each allocated and charged like the faulting page (so each may
+ * reclaim).  Returns 0 when the task was killed on the way. */
+int swapin_readahead(struct engine *e, struct task_state *t, uint32_t pfn)
+{
+	uint32_t ids[SWAP_RA_MAX_WIN];
+	uint32_t n = swap_ra_window(e, t->proc, pfn, ids);
+	for (uint32_t i = 0; i < n; i++) {
+		const struct folio *f = &e->folio[ids[i]];
+		/* Reclaim for an earlier page may have let others run. */
+		if (!(f->flags & PG_swapped) || (f->flags & (PG_resident | PG_locked)))
+			continue;
+		int r = fault_in(e, t, ids[i], VMR_OP_READAHEAD, 0);
+		if (r != 1)
+			return r;
+	}
+	return 1;
 }

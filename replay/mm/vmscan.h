@@ -1,12 +1,12 @@
 /*
- * vmscan.h — reclaim code shared by every policy (mm/vmscan.c): the
- * drivers (do_try_to_free_pages, try_to_free_pages,
- * try_to_free_mem_cgroup_pages, balance_pgdat / kswapd), shrink_folio_list
- * and its helpers, isolation accounting and throttling.
+ * vmscan.h — page reclaim (vmscan.c): the drivers the allocator, memcg
+ * charging and kswapd call, and what every LRU shares: shrink_folio_list,
+ * isolation accounting, throttling, and the LRU sizes reclaim reads.
  */
 #ifndef VMSCAN_H
 #define VMSCAN_H
 
+#include "records/records.h"
 #include "sim/engine.h"
 
 /* Outcome counts of one shrink_folio_list call (struct reclaim_stat). */
@@ -34,24 +34,37 @@ static inline uint64_t lruvec_lru_size(const struct engine *e, int memcg, enum l
 {
 	return e->memcgs[memcg].lruvec.size[lru];
 }
-void lru_note_cost(struct engine *e, int memcg, int file, uint64_t nr_io, uint64_t nr_rotated);
 int can_reclaim_anon_pages(const struct engine *e, int memcg);
 static inline int can_age_anon_pages(const struct engine *e)
 {
 	return e->swap_slots > 0;       /* total_swap_pages > 0 */
 }
 
-int folio_referenced(struct engine *e, uint32_t pfn, uint32_t *vm_exec);
-enum folio_references folio_check_references(struct engine *e, uint32_t pfn,
-					     struct scan_control *sc);
-uint64_t shrink_folio_list(struct engine *e, uint32_t *list, uint32_t nr, struct scan_control *sc,
+/* __mod_node_page_state(NR_ISOLATED_ANON + file): NR folios were taken
+ * off (or put back on) an LRU. */
+static inline void mod_node_isolated(struct engine *e, int file, int64_t nr)
+{
+	e->node.nr_isolated[file] += nr;
+	record_isolated(e);
+}
+
+uint64_t shrink_folio_list(struct engine *e, uint32_t *list, uint32_t *nr, struct scan_control *sc,
 			   struct reclaim_stat *stat);
 void move_folios_to_lru(struct engine *e, uint32_t *list, uint32_t nr);
 int too_many_isolated(struct engine *e, int file, struct scan_control *sc);
 void reclaim_throttle(struct engine *e, enum vmscan_throttle_state reason);
-/* The simulated CPU time of reclaim work: the reclaimer sleeps. */
-void reclaim_spend(struct engine *e, simtime_t ns);
 
+/* The classic LRU's decisions that tests check by hand. */
+/* get_scan_count: folios to scan per list (enum lru_list) at sc->priority. */
+void get_scan_count(struct engine *e, int memcg, struct scan_control *sc, uint64_t *nr);
+/* inactive_is_low: INACTIVE_LRU is too small next to its active list. */
+int inactive_is_low(struct engine *e, int memcg, enum lru_list inactive_lru);
+/* shrink_lruvec: one memcg's lists at sc->priority. */
+void shrink_lruvec(struct engine *e, int memcg, struct scan_control *sc);
+/* Is memcg M in the subtree of TARGET (mem_cgroup_iter's walk)? */
+int memcg_is_under(const struct engine *e, int m, int target);
+
+/* The drivers. */
 uint64_t try_to_free_pages(struct engine *e, uint32_t task);
 uint64_t try_to_free_mem_cgroup_pages(struct engine *e, int memcg, uint64_t nr_pages, uint32_t task);
 void wakeup_kswapd(struct engine *e);

@@ -36,22 +36,22 @@ static int collect(const struct engine *e, struct metric *m)
 
 	/* The over-reclaim review's measure: what get_scan_count asked for
 	 * against what shrink_lruvec actually scanned, as the anon share. */
-	uint64_t ta = e->rec_sum.target_anon, tf = e->rec_sum.target_file;
-	uint64_t sa = e->rec_sum.scanned_anon, sf = e->rec_sum.scanned_file;
+	uint64_t ta = e->records.sum.target_anon, tf = e->records.sum.target_file;
+	uint64_t sa = e->records.sum.scanned_anon, sf = e->records.sum.scanned_file;
 	PUT("scan_target_anon_share", ta + tf ? (double)ta / (ta + tf) : 0.0, 0);
 	PUT("scan_achieved_anon_share", sa + sf ? (double)sa / (sa + sf) : 0.0, 0);
 
 	/* The RFC's own measure: the 20 slowest direct reclaims. */
-	uint64_t k = e->rec_sum.nr_slowest, smax = 0, rmax = 0, ssum = 0, rsum = 0, lsum = 0;
+	uint64_t k = e->records.sum.nr_slowest, smax = 0, rmax = 0, ssum = 0, rsum = 0, lsum = 0;
 	for (uint64_t i = 0; i < k; i++) {
-		const struct reclaim_record *d = &e->rec_sum.slowest[i];
+		const struct reclaim_record *d = &e->records.sum.slowest[i];
 		smax = d->nr_scanned > smax ? d->nr_scanned : smax;
 		rmax = d->nr_reclaimed > rmax ? d->nr_reclaimed : rmax;
 		ssum += d->nr_scanned;
 		rsum += d->nr_reclaimed;
 		lsum += d->duration;
 	}
-	PUT("direct_reclaims", e->rec_sum.direct, 1);
+	PUT("direct_reclaims", e->records.sum.direct, 1);
 	PUT("slow20_scanned_max", smax, 1);
 	PUT("slow20_scanned_mean", k ? (double)ssum / k : 0.0, 0);
 	PUT("slow20_reclaimed_max", rmax, 1);
@@ -129,8 +129,8 @@ void report_events(FILE *f, const struct engine *e)
 {
 	fprintf(f, "start_ns\tduration_ns\tkind\ttask\tpriority\tnr_scanned\tnr_reclaimed\t"
 		"scanned_anon\tscanned_file\ttarget_anon\ttarget_file\n");
-	for (uint64_t i = 0; i < e->nr_records; i++) {
-		const struct reclaim_record *r = &e->records[i];
+	for (uint64_t i = 0; i < e->records.nr; i++) {
+		const struct reclaim_record *r = &e->records.all[i];
 		char task[16] = "-";
 		if (r->task != UINT32_MAX)
 			snprintf(task, sizeof(task), "%u", e->v->tasks[r->task].tid);

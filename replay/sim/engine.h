@@ -1,12 +1,13 @@
 /*
- * engine.h — the replay engine: a simulated machine that runs a .vmr.
+ * engine.h — the simulated machine that runs a .vmr: its memory (the
+ * kernel model's state, replay/mm/), its tasks, its devices, and the
+ * event loop that drives them on one virtual clock (sim.h).
  *
- * Tasks replay their streams closed-loop (the next access happens after
- * the recorded think time plus whatever the task was stalled for); page
- * faults allocate from one node with zone watermarks and charge memory
- * cgroups; kswapd, direct reclaim and memcg limit reclaim run as the
- * kernel runs them, through a reclaim policy (policy.h).  Swap and file
- * I/O go to backing stores with latency models (backing.h).
+ * Tasks replay their streams closed-loop: the next access happens after
+ * the recorded think time plus whatever the task was stalled for (in
+ * reclaim, on a read, on a throttle).  Each access goes to the kernel
+ * model (mm/memory.c's handle_mm_fault); everything that takes time in
+ * the middle (reclaim, a fault waiting for memory) runs in a coroutine.
  */
 #ifndef ENGINE_H
 #define ENGINE_H
@@ -15,12 +16,14 @@
 #include <stdio.h>
 #include "backing.h"
 #include "mm/mm.h"
-#include "progress.h"
-#include "sim.h"
 #include "mm/swap_state.h"
+#include "progress.h"
+#include "records/records.h"
+#include "sim.h"
 #include "vmr/vmr.h"
 
 struct reclaim_policy;
+struct mglru;
 
 /* What a run is asked to simulate (command-line options). */
 struct engine_params {
@@ -38,27 +41,12 @@ struct engine_params {
 	int progress;
 };
 
-/* Costs of the reclaim code itself, in ns of CPU time.  Not from the
- * kernel: calibrated orders of magnitude (DEVIATIONS.md). */
-struct reclaim_costs {
-	uint64_t isolate_per_page;   /* taking a folio off the LRU      */
-	uint64_t shrink_per_page;    /* shrink_folio_list, per folio    */
-	uint64_t unmap_per_page;     /* try_to_unmap of a mapped folio  */
-	uint64_t active_per_page;    /* shrink_active_list, per folio   */
-};
-
-/* One reclaim invocation, as mm_vmscan_{direct,memcg}_reclaim_begin/end
- * and kswapd wake/sleep would show it. */
-enum reclaim_kind { RECLAIM_DIRECT, RECLAIM_KSWAPD, RECLAIM_MEMCG };
-
-struct reclaim_record {
-	simtime_t start, duration;
-	uint32_t task;               /* task index; UINT32_MAX for kswapd */
-	uint8_t kind;
-	int8_t priority;             /* the lowest priority reached */
-	uint64_t nr_scanned, nr_reclaimed;
-	uint64_t scanned_anon, scanned_file;
-	uint64_t target_anon, target_file;   /* get_scan_count's ask */
+/* The events of the loop (struct sim_event.kind). */
+enum ev_kind {
+	EV_WAKE,          /* a coroutine's sleep or wait ended      */
+	EV_TASK,          /* a task's next record is due            */
+	EV_IO_DONE,       /* writeback of folio ID completed        */
+	EV_FLUSH,         /* the flusher's run: ID 0 periodic, 1 kicked */
 };
 
 struct process {
@@ -94,8 +82,8 @@ struct engine {
 	const struct vmr *v;
 	struct engine_params p;
 	const struct reclaim_policy *policy;
-	struct reclaim_costs cost;
 
+	/* The memory: mm/mm.h's objects. */
 	struct folio *folio;
 	uint32_t nr_folios;
 	size_t folio_bytes;          /* the mapping behind folio[] */
@@ -103,12 +91,16 @@ struct engine {
 	struct mem_cgroup *memcgs;
 	int nr_memcgs;
 	uint64_t vm[NR_VM_ITEMS];
+	struct mglru *lru_gen;       /* MGLRU's state (mm/lru_gen/), or NULL */
+	int in_lru_fault;            /* current->in_lru_fault (mm/memory.c) */
 
+	/* The tasks and their address spaces. */
 	struct task_state *tasks;
 	uint32_t nr_tasks, tasks_done;
 	struct process *procs;
 	uint32_t nr_procs;
 
+	/* The devices, and the swap space on one of them. */
 	struct backing swap, file;
 	uint64_t swap_slots, swap_used;
 	uint32_t *anon_by_addr;      /* anonymous page ids by (space, index) */
@@ -125,29 +117,16 @@ struct engine {
 	struct sim_waitq folio_wait_table[FOLIO_WAIT_TABLE_SIZE];
 	int stopping;                      /* every task has finished  */
 
-	/* Every reclaim record is kept only for --events; the metrics need
-	 * just these running sums and the 20 slowest direct reclaims. */
-	int keep_records;
-	struct reclaim_record *records;
-	uint64_t nr_records, cap_records;
-	struct {
-		uint64_t target_anon, target_file, scanned_anon, scanned_file;
-		uint64_t direct;
-		struct reclaim_record slowest[20];   /* direct, longest first */
-		uint32_t nr_slowest;
-	} rec_sum;
-
 	uint32_t *dirty_list;        /* file folios dirtied since the flusher ran */
 	uint64_t nr_dirty_list, cap_dirty_list;
 	int flusher_kicked;
 
-	FILE *timeline;
+	struct records records;      /* records/records.h */
 	struct progress progress;
 	simtime_t trace_start, deadline, end_time;
 	uint64_t work_done;          /* accesses completed by the deadline */
 
 	uint64_t rng;                /* splitmix64 state (latency jitter) */
-	void *policy_data;
 	int failed;
 };
 
@@ -157,45 +136,7 @@ int engine_init(struct engine *e, const struct vmr *v, const struct engine_param
 int engine_run(struct engine *e);
 void engine_free(struct engine *e);
 
-/* ---- services the policies call ------------------------------------ */
-/* Page frees and the folio's charge (__remove_mapping's end). */
-void engine_free_folio(struct engine *e, uint32_t pfn);
-/* Starts an asynchronous swap-out or file write of the folio. */
-void engine_start_writeback(struct engine *e, uint32_t pfn);
-/* Allocates a swap slot (folio_alloc_swap); 0 when swap is full. */
-int engine_alloc_swap(struct engine *e, uint32_t pfn);
-/* folio_free_swap: drops the folio's swap slot (it stays resident). */
-void engine_free_swap(struct engine *e, uint32_t pfn);
-void engine_wakeup_flusher(struct engine *e);
+/* A seeded random number in [0, N) (all of 64 bits for N == 0). */
 uint64_t engine_rand(struct engine *e, uint64_t n);
-/* Records one reclaim invocation. */
-void engine_record(struct engine *e, const struct reclaim_record *r);
-void engine_isolated(struct engine *e, int file, int64_t delta);
-
-static inline struct lruvec *folio_lruvec(struct engine *e, uint32_t pfn)
-{
-	return &e->memcgs[e->folio[pfn].memcg].lruvec;
-}
-
-static inline int folio_is_file_lru(const struct folio *f)
-{
-	return !(f->flags & PG_swapbacked);
-}
-
-/* fatal_signal_pending: the reclaiming task was OOM-killed. */
-static inline int fatal_signal_pending(const struct engine *e, uint32_t task)
-{
-	return task != UINT32_MAX && e->tasks[task].killed;
-}
-
-static inline int mem_cgroup_swappiness(const struct engine *e, int memcg)
-{
-	return e->memcgs[memcg < 0 ? 0 : memcg].swappiness;
-}
-
-static inline void count_vm_events(struct engine *e, enum vm_event_item item, uint64_t n)
-{
-	e->vm[item] += n;
-}
 
 #endif

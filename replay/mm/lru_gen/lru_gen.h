@@ -1,17 +1,21 @@
 /*
- * policy_mglru.h — the multi-gen LRU (MGLRU, CONFIG_LRU_GEN) and its
- * proposed variants: what the policy keeps per lruvec, and the decisions
- * tests check by hand.
+ * lru_gen.h — the multi-gen LRU (CONFIG_LRU_GEN), the code mm/vmscan.c,
+ * include/linux/mm_inline.h and mm/workingset.c keep under lru_gen_*:
+ * what it keeps per lruvec and per node, the per-folio encoding, and the
+ * functions the rest of mm/ calls where the kernel calls them.
  *
- * Baseline: reclaim-model.md §5.2, §6, §8, §9 with the mm tree of about
- * August 2026 (variants.md §0: the reworked reclaim loop) winning where
- * they differ.  Variants (variants.md §1, §2, §4, §5) are flag bits of one
- * ops table; `mglru+swappiness+iso-throttle` is the base with two sets of
- * bits.  Simplifications: replay/DEVIATIONS.md, "MGLRU".
+ * Baseline: the mm tree of about August 2026 (the reworked reclaim loop).
+ * The files of this folder, by concern: generations.c (lists, sizes,
+ * where a folio lands), aging.c, eviction.c, pid.c (the PID controller),
+ * memcg.c (the memcg LRU and the root-reclaim driver), look_around.c,
+ * and the proposed patches iso_throttle.c and scan_balance.c (the
+ * swappiness series' rules are conditions where the base decides:
+ * variants.h).  Simplifications: replay/DEVIATIONS.md, "MGLRU".
  */
-#ifndef POLICY_MGLRU_H
-#define POLICY_MGLRU_H
+#ifndef LRU_GEN_H
+#define LRU_GEN_H
 
+#include "mm/variants.h"
 #include "sim/engine.h"
 
 /* include/linux/mmzone.h */
@@ -27,28 +31,6 @@
 #define SWAPPINESS_ANON_ONLY (MAX_SWAPPINESS + 1)
 #define MIN_SWAPPINESS     0
 enum { LRU_GEN_ANON = 0, LRU_GEN_FILE = 1 };
-
-/* ---- variant switches (struct reclaim_policy.mglru_flags) ---------------
- * mglru+swappiness ("mm: mglru: fix swappiness behavior", RFC v4): every
- * rule of variants.md §4 is its own bit; the named variant sets them all
- * (but the alternative gain mode).  The rules are *inferred* from the
- * cover letter, see the comments where each applies. */
-enum {
-	MGLRU_SW_AGE_PREF     = 1u << 0,  /* sw-age-pref: age when the preferred type is exhausted */
-	MGLRU_SW_NO_GENTLE    = 1u << 1,  /* sw-no-gentle: no DEF_PRIORITY skip at swappiness <=1, >=200 */
-	MGLRU_SW_BOOST        = 1u << 2,  /* sw-boost: swappiness decides while refaults are sparse */
-	MGLRU_SW_EXHAUSTION   = 1u << 3,  /* sw-exhaustion: scan_folios reports an exhausted type */
-	MGLRU_SW_RETRY_RACE   = 1u << 4,  /* sw-retry-race: rescan a type lost only to races */
-	MGLRU_SW_NO_INVERSION = 1u << 5,  /* sw-no-inversion: inc_min_seq always moves, keeps order */
-	MGLRU_SW_BATCHED      = 1u << 6,  /* sw-batched: fewer folios per inc_min_seq call */
-	MGLRU_SW_IMBALANCE    = 1u << 7,  /* sw-imbalance: lru_gen_imbalanced() triggers aging */
-	MGLRU_SW_BOOST_GAIN   = 1u << 8,  /* sw-boost-gain: superlinear gain (alternative mode) */
-	MGLRU_SWAPPINESS      = MGLRU_SW_AGE_PREF | MGLRU_SW_NO_GENTLE | MGLRU_SW_BOOST |
-				MGLRU_SW_EXHAUSTION | MGLRU_SW_RETRY_RACE | MGLRU_SW_NO_INVERSION |
-				MGLRU_SW_BATCHED | MGLRU_SW_IMBALANCE,
-	MGLRU_ISO_THROTTLE    = 1u << 16, /* "throttle MGLRU eviction when isolated folios pile up" v7 */
-	MGLRU_SCAN_BALANCE    = 1u << 17, /* the reviewer's alternative: budget first, lruvec throttle */
-};
 
 /* ---- per-lruvec state (struct lru_gen_folio and friends) ---------------- */
 struct lru_gen_folio {
@@ -80,7 +62,6 @@ struct lru_gen_folio {
 };
 
 struct mglru {
-	unsigned flags;
 	struct lru_gen_folio **lrugen;     /* by memcg index */
 	int nr_lrugen;
 	/* the memcg LRU of the node (pgdat->memcg_lru) */
@@ -90,14 +71,11 @@ struct mglru {
 	/* look-around: folios in (address space, page index) order */
 	uint64_t *addr_key;
 	uint32_t *addr_order, *addr_rank;
-	/* lru_gen_refault hands "recent" to folio_add_lru (lru_gen_in_fault) */
-	uint32_t refault_pfn;
-	int refault_recent;
 };
 
 static inline struct mglru *mglru_of(struct engine *e)
 {
-	return e->policy_data;
+	return e->lru_gen;
 }
 
 struct lru_gen_folio *mglru_lruvec_slow(struct engine *e, int memcg);
@@ -130,13 +108,60 @@ static inline int folio_lru_refs(const struct folio *f)
 	return folio_refs_bits(f) + 1;
 }
 
-/* ---- shorthand helpers (mm/vmscan.c), shared by the MGLRU files --------- */
-/* Is variant switch BIT on for this run? */
-static inline int mglru_flag(struct engine *e, unsigned bit)
+static inline void folio_set_gen(struct folio *f, int gen)
 {
-	return (mglru_of(e)->flags & bit) != 0;
+	f->gen_refs = (uint8_t)(((gen + 1) << 4) | (f->gen_refs & 3));
 }
 
+/* set_mask_bits(LRU_REFS_FLAGS, 0): the refs bits and PG_referenced. */
+static inline void folio_clear_refs_flags(struct folio *f)
+{
+	f->gen_refs &= 0xf0;
+	f->flags &= ~PG_referenced;
+}
+
+/* ---- where the rest of mm/ enters MGLRU -------------------------------- */
+void __lru_gen_add_folio(struct engine *e, uint32_t pfn, int reclaiming);
+int __lru_gen_del_folio(struct engine *e, uint32_t pfn, int reclaiming);
+
+/* lru_gen_add_folio: onto its generation's list; 0 without MGLRU. */
+static inline int lru_gen_add_folio(struct engine *e, uint32_t pfn, int reclaiming)
+{
+	if (!lru_gen_enabled(e))
+		return 0;
+	__lru_gen_add_folio(e, pfn, reclaiming);
+	return 1;
+}
+
+/* lru_gen_del_folio: off its generation's list; 0 for a folio that has
+ * no generation (every folio without MGLRU). */
+static inline int lru_gen_del_folio(struct engine *e, uint32_t pfn, int reclaiming)
+{
+	if (folio_lru_gen(&e->folio[pfn]) < 0)
+		return 0;
+	return __lru_gen_del_folio(e, pfn, reclaiming);
+}
+
+/* lru_gen_in_fault: the current task is in a page fault (memory.c). */
+static inline int lru_gen_in_fault(const struct engine *e)
+{
+	return e->in_lru_fault;
+}
+
+/* Set-up: the lruvecs of every memcg, the look-around index.  0 / -1. */
+int lru_gen_init(struct engine *e);
+void lru_gen_exit(struct engine *e);
+/* Root reclaim of the node (shrink_node), cgroup reclaim of one memcg
+ * (shrink_lruvec), kswapd's aging (kswapd_age_node). */
+void lru_gen_shrink_node(struct engine *e, struct scan_control *sc);
+void lru_gen_shrink_lruvec(struct engine *e, int memcg, struct scan_control *sc);
+void lru_gen_age_node(struct engine *e, struct scan_control *sc);
+/* lru_gen_look_around: PFN's PTE was young (folio_referenced). */
+void lru_gen_look_around(struct engine *e, uint32_t pfn, struct scan_control *sc);
+/* lru_gen_set_refs: a young PTE seen by eviction: 1 if it promotes. */
+int lru_gen_set_refs(struct folio *f);
+
+/* ---- shorthand helpers (mm/vmscan.c), shared by the MGLRU files --------- */
 /* min_type / max_type: the evictable types at this swappiness. */
 static inline int min_type(int swappiness) { return !swappiness; }
 static inline int max_type(int swappiness) { return swappiness < SWAPPINESS_ANON_ONLY; }
@@ -190,7 +215,26 @@ int lru_gen_too_many_isolated(struct engine *e, const struct lru_gen_folio *lrug
 void lru_gen_scan_balance(struct engine *e, int memcg, struct scan_control *sc, int swappiness,
 			  uint64_t nr[ANON_AND_FILE]);
 
-/* ---- between policy_mglru.c and mglru_variants.c ------------------------ */
+/* ---- between the files of lru_gen/ ----------------------------------------- */
+#define MEMCG_LRU_HEAD  1               /* lru_gen_rotate_memcg's ops */
+#define MEMCG_LRU_TAIL  2
+#define MEMCG_LRU_OLD   3
+#define MEMCG_LRU_YOUNG 4
+void gen_list_add(struct engine *e, struct lru_gen_folio *lrugen, uint32_t pfn, int gen, int type,
+		  int tail);
+void gen_list_del(struct engine *e, struct lru_gen_folio *lrugen, uint32_t pfn);
+void gen_list_move(struct engine *e, struct lru_gen_folio *lrugen, uint32_t pfn, int gen, int type,
+		   int tail);
+void lru_gen_update_size(struct engine *e, int memcg, struct lru_gen_folio *lrugen,
+			 const struct folio *f, int old_gen, int new_gen);
+int folio_update_gen(struct folio *f, int gen);
+int folio_inc_gen(struct engine *e, int memcg, struct lru_gen_folio *lrugen, uint32_t pfn,
+		  int reclaiming);
+int try_to_inc_min_seq(struct lru_gen_folio *lrugen, int swappiness);
+void reset_ctrl_pos(struct lru_gen_folio *lrugen, int type, int carryover);
+void lru_gen_rotate_memcg(struct engine *e, int memcg, int op);
+void lru_gen_online_memcg(struct engine *e, struct lru_gen_folio *lrugen);
+int mglru_build_addr_order(struct engine *e, struct mglru *m);
 /* evict_folios with FORCE_TYPE >= 0 (mglru+scan-balance: that type alone)
  * and *EXHAUSTED (mglru+swappiness sw-exhaustion), either may be -1/NULL. */
 int __evict_folios(struct engine *e, uint64_t nr_to_scan, int memcg, struct scan_control *sc,
@@ -205,16 +249,21 @@ int try_to_shrink_lruvec_balanced(struct engine *e, int memcg, struct scan_contr
 /* The invariants of every lruvec (tests): 0, or -1 with the reason. */
 int mglru_check(struct engine *e, char *err, size_t len);
 
-/* ---- the policies ------------------------------------------------------- */
-extern const struct reclaim_policy policy_mglru;
-extern const struct reclaim_policy policy_mglru_swappiness;
-extern const struct reclaim_policy policy_mglru_iso_throttle;
-extern const struct reclaim_policy policy_mglru_scan_balance;
-extern const struct reclaim_policy policy_mglru_swappiness_iso_throttle;
-/* Any "mglru+SWITCH+..." composition, in any order; NULL if a switch is
- * unknown.  The returned policy's name lists the switches canonically. */
-const struct reclaim_policy *mglru_policy_find(const char *name);
-/* "swappiness iso-throttle ..." for --help. */
-extern const char mglru_switches_help[];
+/* Build with -DMGLRU_DEBUG to check every invariant after each eviction
+ * and aging step (slow). */
+#ifdef MGLRU_DEBUG
+#include <stdio.h>
+#include <stdlib.h>
+#define MGLRU_DEBUG_CHECK(e, where) do { \
+	char _err[256]; \
+	if (mglru_check((e), _err, sizeof(_err)) != 0) { \
+		fprintf(stderr, "mglru_check after %s at %llu: %s\n", (where), \
+			(unsigned long long)(e)->sim.now, _err); \
+		abort(); \
+	} \
+} while (0)
+#else
+#define MGLRU_DEBUG_CHECK(e, where) do { } while (0)
+#endif
 
 #endif

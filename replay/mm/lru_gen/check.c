@@ -1,12 +1,12 @@
 /*
- * mglru_check.c — the invariants of the MGLRU state (tests, and every
+ * check.c — the invariants of the MGLRU state (tests, and every
  * eviction and aging step in a -DMGLRU_DEBUG build): the generation window,
  * the lists against folio flags and sizes, nr_pages against the gen
  * fields, the active/inactive sizes shared code reads, the per-lruvec
  * isolation counters, and no folio lost.
  */
-#include "policy_mglru.h"
-#include "mm/vmscan.h"
+#include "lru_gen.h"
+#include "mm/mm_inline.h"
 
 #include <stdio.h>
 #include <stdlib.h>
