@@ -1,5 +1,5 @@
 /*
- * test_swap_state.c — swap-in read-ahead (replay/swap_state.c), against
+ * test_swap_state.c — swap-in read-ahead (replay/mm/swap_state.c), against
  * the kernel's formulas worked by hand: __swapin_nr_pages, the window of
  * swap_ra_info and its PMD clamp, and what a swap-in reads in the engine
  * on a queued device and on zram.

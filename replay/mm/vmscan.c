@@ -80,8 +80,8 @@ static enum folio_references folio_check_references(struct engine *e, uint32_t p
 	int referenced_ptes = folio_referenced(e, pfn, sc, &vm_exec);
 	/* MGLRU: an unreferenced folio is reclaimed whatever its fd
 	 * accesses (the tiers handle those); a referenced one is kept, or
-	 * activated on its second sighting.  (PG_referenced is left alone
-	 * here: DEVIATIONS.md.) */
+	 * activated on its second sighting.  PG_referenced is not cleared:
+	 * with MGLRU it counts the fd accesses of the folio's tier. */
 	if (lru_gen_enabled(e)) {
 		if (!referenced_ptes)
 			return FOLIOREF_RECLAIM;

@@ -39,7 +39,7 @@ static const char usage[] =
 	"      --wait          wait for the job to end and check every run's result\n"
 	"  -h, --help          this help\n"
 	"\n"
-	"The sweep file format: replay/sweep_file.h. Then: vmreplay stats DIR,\n"
+	"The sweep file format: replay/sweep/sweep_file.h. Then: vmreplay stats DIR,\n"
 	"vmreplay plot DIR. Exit status: 0 every run has its result, 1 bad sweep\n"
 	"file or a run failed, 2 usage, 130 interrupted.\n";
 

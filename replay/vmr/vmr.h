@@ -4,7 +4,7 @@
  * A .vmr holds one decoded trace: the session metadata, one time-ordered
  * stream of 8-byte records per task, and a table that turns dense page ids
  * back into what they were in the trace.  It is mmap'd read-only and
- * checked block by block before anything reads it.  replay/FORMAT.md is
+ * checked block by block before anything reads it.  replay/vmr/FORMAT.md is
  * the specification; this header is its C mirror.
  */
 #ifndef VMR_H

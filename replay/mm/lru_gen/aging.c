@@ -286,9 +286,6 @@ int lru_gen_imbalanced(const struct lru_gen_folio *lrugen, int swappiness)
 	return old < total / 8 || young > total - total / 8;
 }
 
-/* set_initial_priority is memcg.c's. */
-void set_initial_priority(struct engine *e, struct scan_control *sc);
-
 /* lru_gen_age_node (kswapd_age_node): with min_ttl_ms 0 (the default) it
  * only sets the initial priority; it never ages. */
 void lru_gen_age_node(struct engine *e, struct scan_control *sc)

@@ -235,6 +235,8 @@ void reset_ctrl_pos(struct lru_gen_folio *lrugen, int type, int carryover);
 void lru_gen_rotate_memcg(struct engine *e, int memcg, int op);
 void lru_gen_online_memcg(struct engine *e, struct lru_gen_folio *lrugen);
 int mglru_build_addr_order(struct engine *e, struct mglru *m);
+/* set_initial_priority: root reclaim's starting priority (memcg.c). */
+void set_initial_priority(struct engine *e, struct scan_control *sc);
 /* evict_folios with FORCE_TYPE >= 0 (mglru+scan-balance: that type alone)
  * and *EXHAUSTED (mglru+swappiness sw-exhaustion), either may be -1/NULL. */
 int __evict_folios(struct engine *e, uint64_t nr_to_scan, int memcg, struct scan_control *sc,
