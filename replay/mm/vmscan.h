@@ -14,7 +14,6 @@ struct reclaim_stat {
 	uint64_t nr_dirty, nr_unqueued_dirty, nr_congested, nr_writeback, nr_immediate;
 	uint64_t nr_pageout;
 	uint64_t nr_activate[ANON_AND_FILE];
-	uint64_t nr_ref_keep, nr_unmap_fail;
 };
 
 enum folio_references {

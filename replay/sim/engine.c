@@ -251,7 +251,6 @@ int engine_init(struct engine *e, const struct vmr *v, const struct engine_param
 		if (v->tasks[i].end_ns > t_end)
 			t_end = v->tasks[i].end_ns;
 	}
-	e->trace_start = t0;
 	e->deadline = p->deadline ? p->deadline : (t_end > t0 ? t_end - t0 : 0);
 	for (uint32_t i = 0; i < e->nr_tasks; i++) {
 		const struct vmr_task *vt = &v->tasks[i];

@@ -123,7 +123,7 @@ struct engine {
 
 	struct records records;      /* records/records.h */
 	struct progress progress;
-	simtime_t trace_start, deadline, end_time;
+	simtime_t deadline, end_time;
 	uint64_t work_done;          /* accesses completed by the deadline */
 
 	uint64_t rng;                /* splitmix64 state (latency jitter) */
