@@ -1,7 +1,8 @@
 /*
- * ingest_sink.h — what ingest.c lends to the kernel-event half of ingest
- * (kevents.c): appending demand records to task streams, naming tasks,
- * and metadata.  Only ingest.c and kevents.c include it.
+ * ingest_sink.h — what the sink (sink.c) lends to the kernel-event half of
+ * ingest (kevents.c): appending demand records to task streams, naming
+ * tasks, and metadata.  The sink itself stays opaque to them; the
+ * files that own it share sink.h.  Only ingest/ files include this.
  */
 #ifndef INGEST_SINK_H
 #define INGEST_SINK_H
