@@ -1,6 +1,6 @@
 /*
  * ingest_sink.h — what the sink (sink.c) lends to the kernel-event half of
- * ingest (kevents.c): appending demand records to task streams, naming
+ * ingest (kdemand.c): appending demand records to task streams, naming
  * tasks, and metadata.  The sink itself stays opaque to them; the
  * files that own it share sink.h.  Only ingest/ files include this.
  */

@@ -8,7 +8,8 @@
  * truth (.vmr sections KEVENTS and MEMCG), and, when the trace holds no
  * exact access stream of an instrumented workload, turns page faults,
  * page-cache events and DAMON samples into the demand stream (FORMAT.md,
- * "Demand from kernel events").
+ * "Demand from kernel events").  kevents.c collects, kmaps.c keeps the
+ * address spaces, kdemand.c finishes; kevents_priv.h is what they share.
  */
 #ifndef KEVENTS_H
 #define KEVENTS_H

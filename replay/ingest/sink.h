@@ -2,7 +2,7 @@
  * sink.h — the decoder's private state, shared by the files of ingest
  * that make a .vmr: events.c (each event), sink.c (streams, pages,
  * output), graph.c (the babeltrace2 graph) and ingest.c (which calls
- * ingest_decode).  kevents.c sees only the narrow ingest_sink.h.
+ * ingest_decode).  The kernel-event half sees only ingest_sink.h.
  */
 #ifndef SINK_H
 #define SINK_H
