@@ -194,3 +194,26 @@ int ingest(const struct ingest_opts *o, struct ingest_report *rep,
 	}
 	return 0;
 }
+
+int ingest_open_input(const char *input, struct vmr *v, char *path, size_t pathlen,
+		      int progress, char *err, size_t errlen)
+{
+	struct stat st;
+	if (stat(input, &st) != 0) {
+		snprintf(err, errlen, "%s: %s", input, strerror(errno));
+		return -1;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		/* A cached .vmr comes back open: it was just verified. */
+		struct ingest_opts o = { .trace = input, .use_cache = 1, .progress = progress, .opened = v };
+		struct ingest_report rep;
+		int r = ingest(&o, &rep, path, pathlen, err, errlen);
+		if (r < 0)
+			return -1;
+		if (r == 1)
+			return 0;
+	} else {
+		snprintf(path, pathlen, "%s", input);
+	}
+	return vmr_open(v, path, err, errlen);
+}

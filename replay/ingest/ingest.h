@@ -48,4 +48,9 @@ int trace_hash(const char *path, uint8_t hash[16], char *err, size_t errlen);
  * or ~/.cache/vmreplay). */
 const char *ingest_cache_dir(void);
 
+/* Opens a replay input: a .vmr file, or a trace directory, which is
+ * ingested through the cache first.  0, or -1 with err set. */
+int ingest_open_input(const char *input, struct vmr *v, char *path, size_t pathlen,
+		      int progress, char *err, size_t errlen);
+
 #endif
