@@ -1,5 +1,5 @@
 /*
- * test_damon.c — the DAMON expansion rule (replay/damon.h, FORMAT.md):
+ * test_damon.c — the DAMON expansion rule (replay/ingest/damon.h, FORMAT.md):
  * how many passes a region gets for its nr_accesses, and when they
  * happen, worked out by hand.
  */

@@ -1,7 +1,10 @@
 /*
  * ingest.c — a trace directory in, a verified .vmr out: the trace's
- * content hash, the cache keyed by it (FORMAT.md, "Trace hash and cache"),
- * and decoding (graph.c) only when the cache has no sound copy.
+ * content hash, the cache keyed by it (replay/vmr/FORMAT.md, "Trace hash
+ * and cache"), decoding (graph.c) only when the cache has no sound copy,
+ * and opening a replay input that may be either a .vmr or a trace.  Paths
+ * and modification times are left out of the key on purpose: a copied or
+ * moved trace is found again, a changed one is not.
  */
 #include "ingest.h"
 #include "atomic.h"
@@ -98,8 +101,8 @@ static int mkdir_p(const char *dir)
 	return mkdir(tmp, 0755) != 0 && errno != EEXIST ? -1 : 0;
 }
 
-/* A cached .vmr is used only if it verifies and is of this trace. */
-/* Is PATH a sound .vmr of the trace with HASH?  Fills REP from it; with
+/* Is PATH a sound .vmr of the trace with HASH?  A cached .vmr is used
+ * only if it verifies and is of this trace.  Fills REP from it; with
  * KEEP, a sound one is left open (verified) there. */
 static int cache_valid(const char *path, const uint8_t hash[16], struct ingest_report *rep,
 		       struct vmr *keep)

@@ -72,11 +72,6 @@ struct walk {
 	int shift;
 };
 
-/* Page-cache adds a task made since its last demand event are resolved
- * by what it does next: the read they were read-ahead for (a get_pages of
- * the same file) or the fault they came after drops them (the read or
- * fault names the pages it used); otherwise they were a buffered write's
- * new pages: WRITE. */
 /* Pages LO..HI of insertion A were read ahead: they enter the page cache
  * (and the session's memory) without being referenced. */
 static int readahead_range(struct walk *w, const struct kdem *a, uint64_t lo, uint64_t hi)
@@ -86,6 +81,11 @@ static int readahead_range(struct walk *w, const struct kdem *a, uint64_t lo, ui
 				 VMR_OP_READAHEAD);
 }
 
+/* Page-cache adds a task made since its last demand event are resolved
+ * by what it does next: the read they were read-ahead for (a get_pages of
+ * the same file) or the fault they came after drops them (the read or
+ * fault names the pages it used); otherwise they were a buffered write's
+ * new pages: WRITE. */
 static int resolve_pending(struct walk *w, struct tinfo *t, const struct kdem *next)
 {
 	struct kevents *k = w->k;
@@ -129,7 +129,7 @@ static int resolve_pending(struct walk *w, struct tinfo *t, const struct kdem *n
  * text, shared libraries, headers read by an earlier build) was already
  * cached: the session's limit reclaim never sees it.  Such pages are
  * flagged VMR_PAGE_PRECACHED and the replay charges them outside the
- * session (engine.c, fault_in).  A page inserted by the workload at any
+ * session (fault_in).  A page inserted by the workload at any
  * time counts as its own from its first use (DEVIATIONS.md). */
 static int note_insertion(struct kevents *k, const struct kdem *d)
 {

@@ -300,7 +300,7 @@ void *sink_range_worker(void *arg)
 }
 
 /* ------------------------------------------------------------------ */
-/* What kevents.c may do to the streams (ingest_sink.h)                */
+/* What kdemand.c may do to the streams (ingest_sink.h)                */
 
 int ingest_sink_range(struct sink *s, uint32_t pid, uint32_t tid, uint64_t ts,
 		      enum vmr_page_kind kind, uint64_t space, uint64_t ino,
