@@ -42,7 +42,6 @@ int ingest_sink_track_residency(struct sink *s);
 uint64_t ingest_sink_page_size(struct sink *s);
 /* Accesses the exact (UST) stream already holds. */
 uint64_t ingest_sink_accesses(const struct sink *s);
-const char *ingest_sink_trace(const struct sink *s);
 int ingest_sink_failed(const struct sink *s);
 void ingest_sink_fail(struct sink *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void ingest_sink_meta(struct sink *s, const char *key, const char *fmt, ...)

@@ -195,11 +195,6 @@ void kevents_free(struct kevents *k)
 	free(k);
 }
 
-uint64_t kevents_count(const struct kevents *k)
-{
-	return k->events;
-}
-
 const struct vmr_kev *kevents_ground(const struct kevents *k, uint64_t *nr)
 {
 	*nr = k->nr_out;

@@ -39,7 +39,5 @@ int kevents_finish(struct kevents *k, struct sink *s);
 /* The ground truth, valid after kevents_finish. */
 const struct vmr_kev *kevents_ground(const struct kevents *k, uint64_t *nr);
 const struct vmr_memcg *kevents_memcg(const struct kevents *k, uint64_t *nr);
-/* Kernel events taken (all kinds). */
-uint64_t kevents_count(const struct kevents *k);
 
 #endif

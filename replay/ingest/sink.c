@@ -396,7 +396,6 @@ uint64_t ingest_sink_page_size(struct sink *s)
 }
 
 uint64_t ingest_sink_accesses(const struct sink *s) { return s->accesses; }
-const char *ingest_sink_trace(const struct sink *s) { return s->trace; }
 int ingest_sink_failed(const struct sink *s) { return s->failed; }
 
 void ingest_sink_fail(struct sink *s, const char *fmt, ...)
