@@ -14,6 +14,7 @@
 #include "analyze.h"
 #include "atomic.h"
 #include "cli.h"
+#include "ingest/ingest.h"
 #include "result.h"
 
 #include <errno.h>
@@ -388,7 +389,7 @@ int cmd_compare(int argc, char **argv)
 
 	struct vmr v;
 	char path[4200], err[1024];
-	if (cli_open_input(input, &v, path, sizeof(path), progress, err, sizeof(err)) != 0)
+	if (ingest_open_input(input, &v, path, sizeof(path), progress, err, sizeof(err)) != 0)
 		return cli_error(EXIT_FAIL, "compare", "%s", err);
 	if (v.nr_kev == 0 && v.nr_vmstat < 2) {
 		vmr_close(&v);

@@ -1,13 +1,11 @@
 /* cli.c — helpers shared by the subcommands (see cli.h). */
 #include "cli.h"
-#include "ingest/ingest.h"
 
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 int cli_error(int code, const char *cmd, const char *fmt, ...)
 {
@@ -71,27 +69,4 @@ int cli_parse_size(const char *s, uint64_t *bytes)
 		return -1;
 	*bytes = (uint64_t)v << shift;
 	return 0;
-}
-
-int cli_open_input(const char *input, struct vmr *v, char *path, size_t pathlen,
-		   int progress, char *err, size_t errlen)
-{
-	struct stat st;
-	if (stat(input, &st) != 0) {
-		snprintf(err, errlen, "%s: %s", input, strerror(errno));
-		return -1;
-	}
-	if (S_ISDIR(st.st_mode)) {
-		/* A cached .vmr comes back open: it was just verified. */
-		struct ingest_opts o = { .trace = input, .use_cache = 1, .progress = progress, .opened = v };
-		struct ingest_report rep;
-		int r = ingest(&o, &rep, path, pathlen, err, errlen);
-		if (r < 0)
-			return -1;
-		if (r == 1)
-			return 0;
-	} else {
-		snprintf(path, pathlen, "%s", input);
-	}
-	return vmr_open(v, path, err, errlen);
 }

@@ -1,6 +1,7 @@
 /* cmd_run.c — `vmreplay run`: replay a trace against one policy. */
 #include "atomic.h"
 #include "cli.h"
+#include "ingest/ingest.h"
 #include "lru/lru.h"
 #include "mm/policy.h"
 
@@ -191,7 +192,7 @@ static int run_kernel(const struct reclaim_policy *pol, const struct kernel_opts
 
 	struct vmr v;
 	char path[4200], err[1024];
-	if (cli_open_input(input, &v, path, sizeof(path), progress, err, sizeof(err)) != 0)
+	if (ingest_open_input(input, &v, path, sizeof(path), progress, err, sizeof(err)) != 0)
 		return cli_error(EXIT_FAIL, "run", "%s", err);
 	if (v.hdr->nr_accesses == 0) {
 		vmr_close(&v);
@@ -378,7 +379,7 @@ int cmd_run(int argc, char **argv)
 	const char *input = argv[optind];
 	struct vmr v;
 	char path[4200], err[1024];
-	if (cli_open_input(input, &v, path, sizeof(path), progress, err, sizeof(err)) != 0)
+	if (ingest_open_input(input, &v, path, sizeof(path), progress, err, sizeof(err)) != 0)
 		return cli_error(EXIT_FAIL, "run", "%s", err);
 	char buf[64];
 	uint64_t page_size = 4096;

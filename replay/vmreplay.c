@@ -7,13 +7,15 @@
 #include <stdio.h>
 #include <string.h>
 
-/* The later stages' commands (analysis/, plots/, replay/cmd_sweep.c). */
-int cmd_sweep(int argc, char **argv);
-int cmd_stats(int argc, char **argv);
+/* Every subcommand: argv[0] is the subcommand's name. */
+int cmd_ingest(int argc, char **argv);    /* replay/ingest/cmd_ingest.c */
+int cmd_run(int argc, char **argv);       /* replay/cmd_run.c */
+int cmd_sweep(int argc, char **argv);     /* replay/sweep/cmd_sweep.c */
+int cmd_stats(int argc, char **argv);     /* analysis/cmd_stats.c */
 int cmd_capture(int argc, char **argv);   /* capture/cmd_capture.c */
 int cmd_analyze(int argc, char **argv);   /* analysis/cmd_analyze.c */
 int cmd_compare(int argc, char **argv);   /* analysis/cmd_compare.c */
-int cmd_plot(int argc, char **argv);
+int cmd_plot(int argc, char **argv);      /* plots/cmd_plot.c */
 
 struct subcommand {
 	const char *name;

@@ -1,6 +1,7 @@
 /* cmd_ingest.c — `vmreplay ingest`: decode a CTF trace into a .vmr. */
 #include "cli.h"
 #include "ingest.h"
+#include "vmr/vmr.h"
 
 #include <getopt.h>
 #include <stdio.h>

@@ -1,11 +1,17 @@
 /*
- * ingest.h — CTF trace → .vmr.
+ * ingest.h — CTF trace → .vmr, the replay's only input.
  *
  * A libbabeltrace2 graph (source.ctf.fs per trace, utils.muxer, our own
- * simple sink) decodes the trace once; the sink turns the vmreplay:*
- * events into per-task record streams with dense page ids and writes a
- * .vmr (vmr.h, FORMAT.md).  Results are cached by the trace's content
- * hash, so a sweep decodes each trace once.
+ * simple sink: graph.c) decodes the trace once; the sink turns the
+ * vmreplay:* events into per-task record streams with dense page ids
+ * (events.c, sink.c); kevents turns the kernel's own events into the
+ * ground truth and, when there is no exact access stream, the demand
+ * (kevents.c, kmaps.c, kdemand.c); and a .vmr is written
+ * (replay/vmr/FORMAT.md).  Results are cached by the trace's content hash
+ * (ingest.c), so a sweep decodes each trace once.  Left out on purpose:
+ * the trace's path (a .vmr depends only on the trace's contents), events
+ * of unknown providers (refused), and what the events cannot show
+ * (FORMAT.md, "Demand from kernel events").
  */
 #ifndef INGEST_H
 #define INGEST_H
@@ -47,5 +53,10 @@ int trace_hash(const char *path, uint8_t hash[16], char *err, size_t errlen);
 /* Directory the cache lives in ($VMREPLAY_CACHE, $XDG_CACHE_HOME/vmreplay
  * or ~/.cache/vmreplay). */
 const char *ingest_cache_dir(void);
+
+/* Opens a replay input: a .vmr file, or a trace directory, which is
+ * ingested through the cache first.  0, or -1 with err set. */
+int ingest_open_input(const char *input, struct vmr *v, char *path, size_t pathlen,
+		      int progress, char *err, size_t errlen);
 
 #endif

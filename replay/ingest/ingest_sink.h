@@ -1,7 +1,8 @@
 /*
- * ingest_sink.h — what ingest.c lends to the kernel-event half of ingest
- * (kevents.c): appending demand records to task streams, naming tasks,
- * and metadata.  Only ingest.c and kevents.c include it.
+ * ingest_sink.h — what the sink (sink.c) lends to the kernel-event half of
+ * ingest (kdemand.c): appending demand records to task streams, naming
+ * tasks, and metadata.  The sink itself stays opaque to them; the
+ * files that own it share sink.h.  Only ingest/ files include this.
  */
 #ifndef INGEST_SINK_H
 #define INGEST_SINK_H
@@ -41,7 +42,6 @@ int ingest_sink_track_residency(struct sink *s);
 uint64_t ingest_sink_page_size(struct sink *s);
 /* Accesses the exact (UST) stream already holds. */
 uint64_t ingest_sink_accesses(const struct sink *s);
-const char *ingest_sink_trace(const struct sink *s);
 int ingest_sink_failed(const struct sink *s);
 void ingest_sink_fail(struct sink *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void ingest_sink_meta(struct sink *s, const char *key, const char *fmt, ...)

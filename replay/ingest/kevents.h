@@ -8,7 +8,8 @@
  * truth (.vmr sections KEVENTS and MEMCG), and, when the trace holds no
  * exact access stream of an instrumented workload, turns page faults,
  * page-cache events and DAMON samples into the demand stream (FORMAT.md,
- * "Demand from kernel events").
+ * "Demand from kernel events").  kevents.c collects, kmaps.c keeps the
+ * address spaces, kdemand.c finishes; kevents_priv.h is what they share.
  */
 #ifndef KEVENTS_H
 #define KEVENTS_H
@@ -38,7 +39,5 @@ int kevents_finish(struct kevents *k, struct sink *s);
 /* The ground truth, valid after kevents_finish. */
 const struct vmr_kev *kevents_ground(const struct kevents *k, uint64_t *nr);
 const struct vmr_memcg *kevents_memcg(const struct kevents *k, uint64_t *nr);
-/* Kernel events taken (all kinds). */
-uint64_t kevents_count(const struct kevents *k);
 
 #endif

@@ -4,6 +4,7 @@
 #include "slurm.h"
 #include "sweep.h"
 #include "sweep_exec.h"
+#include "vmr/vmr.h"
 #include "atomic.h"
 
 #include <errno.h>
