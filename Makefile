@@ -1,28 +1,41 @@
 # vmreplay — capture → traces → replay → analysis → plots.
 #
-#   make            build build/vmreplay, the workloads and the tests
+#   make            build build/vmreplay, the agent, the workloads and the tests
 #   make figures    the main job: bundled traces → out/ (runs deps first)
-#   make check      every test; ends with "N passed, N failed" (runs deps first)
+#   make check      every test; ends with "N passed, N failed" (runs deps
+#                   and deps-slurm first)
 #   make check-asan the same under AddressSanitizer + UndefinedBehaviorSanitizer
 #   make bench      speed targets (benchmarks, never tests)
 #   make deps       install the missing Debian packages (root), or print the line
+#                   (deps-slurm: the Slurm daemons of the Slurm test)
+#
+# CC, CFLAGS, CPPFLAGS and LDFLAGS from the environment or the command line
+# are honoured (added after the project's own flags).  WERROR=-Werror in the
+# project's own builds and CI; a distribution build can set WERROR= so that
+# a newer compiler's new warning does not fail it.
 
 BUILD   ?= build
 OPT     ?= -O2
 SAN     ?=
 CC      ?= cc
+CFLAGS  ?= -g $(OPT)
+WERROR  ?= -Werror
 
-# Debian 12 packages the project needs to build, test and draw.
-DEB_PKGS := gcc make pkg-config bc babeltrace2 libbabeltrace2-dev lttng-tools \
-            liblttng-ust-dev libgsl-dev gnuplot-nox libtracefs-dev \
-            libtraceevent-dev libxxhash-dev libcmocka-dev poppler-utils \
-            munge slurmctld slurmd slurm-client
+# Debian 12 packages: to build, to run (capture, figures) and to test;
+# the Slurm daemons only for the Slurm test.
+DEB_PKGS := gcc make pkg-config libbabeltrace2-dev liblttng-ust-dev \
+            libgsl-dev libtracefs-dev libtraceevent-dev libxxhash-dev \
+            libcmocka-dev \
+            babeltrace2 lttng-tools gnuplot-nox \
+            bc poppler-utils
+DEB_SLURM_PKGS := munge slurmctld slurmd slurm-client
 
 PKGS     := babeltrace2 gsl libxxhash
-CPPFLAGS := -D_GNU_SOURCE -Ireplay -Ianalysis -Iplots -Icapture -Itests $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-CFLAGS   := -std=gnu11 -g $(OPT) -Wall -Wextra -Werror $(SAN)
-LDFLAGS  := $(SAN)
+VMR_CPPFLAGS := -D_GNU_SOURCE -Ireplay -Ianalysis -Iplots -Icapture -Itests $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+VMR_CFLAGS   := -std=gnu11 -Wall -Wextra $(WERROR)
 LDLIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm -lpthread
+COMPILE   = $(CC) $(VMR_CPPFLAGS) $(CPPFLAGS) $(VMR_CFLAGS) $(CFLAGS) $(SAN)
+LINK      = $(CC) $(CFLAGS) $(SAN) $(LDFLAGS)
 
 # Every stage's C files except the command's entry point form one library
 # that the tests link against.
@@ -54,30 +67,31 @@ TEST_SRCS := $(wildcard tests/test_*.c)
 TEST_BINS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 
 .SECONDARY:
-.PHONY: all deps check check-asan bench figures clean test-build
-all: $(BUILD)/vmreplay $(AGENT_BIN) $(WL_BINS) $(TEST_BINS)
+.PHONY: all programs deps deps-slurm check check-asan bench figures clean test-build
+all: programs $(TEST_BINS)
+programs: $(BUILD)/vmreplay $(AGENT_BIN) $(WL_BINS)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+	$(COMPILE) -MMD -MP -c $< -o $@
 
 $(BUILD)/vmreplay: $(BUILD)/$(MAIN_SRC:.c=.o) $(LIB_OBJS) $(CAPTURE_FE_OBJS)
-	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+	$(LINK) $^ $(LDLIBS) -o $@
 
-$(BUILD)/capture/agent.o: CPPFLAGS += $(TRACEFS_CFLAGS)
+$(BUILD)/capture/agent.o: VMR_CPPFLAGS += $(TRACEFS_CFLAGS)
 $(AGENT_BIN): $(AGENT_OBJS)
-	$(CC) $(LDFLAGS) $^ $(TRACEFS_LIBS) $(UST_LIBS) -o $@
+	$(LINK) $^ $(TRACEFS_LIBS) $(UST_LIBS) -o $@
 
 $(BUILD)/workloads/%: $(BUILD)/capture/workloads/%.o $(WL_COMMON_OBJS) $(TP_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) $^ $(UST_LIBS) -lm -o $@
+	$(LINK) $^ $(UST_LIBS) -lm -o $@
 
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(LIB_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) $^ $(LDLIBS) -lcmocka -o $@
+	$(LINK) $^ $(LDLIBS) -lcmocka -o $@
 
-deps:
-	@missing=$$(for p in $(DEB_PKGS); do \
+# $(call apt,PACKAGES): installs those of PACKAGES that are missing.
+apt = @missing=$$(for p in $(1); do \
 	    dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; \
 	  done | tr '\n' ' '); \
 	if [ -z "$$missing" ]; then exit 0; fi; \
@@ -86,13 +100,18 @@ deps:
 	echo "vmreplay: installing $$missing"; \
 	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing
 
+deps:
+	$(call apt,$(DEB_PKGS))
+deps-slurm:
+	$(call apt,$(DEB_SLURM_PKGS))
+
 test-build: all
 
-check: deps
+check: deps deps-slurm
 	@$(MAKE) --no-print-directory test-build
 	@tests/run.sh $(BUILD)
 
-check-asan: deps
+check-asan: deps deps-slurm
 	@$(MAKE) --no-print-directory BUILD=build-asan OPT=-O1 \
 	  SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" test-build
 	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
