@@ -6,6 +6,8 @@
 #                   and deps-slurm first)
 #   make check-asan the same under AddressSanitizer + UndefinedBehaviorSanitizer
 #   make bench      speed targets (benchmarks, never tests)
+#   make install    install under DESTDIR + PREFIX (default /usr/local);
+#                   make uninstall removes it again
 #   make deps       install the missing Debian packages (root), or print the line
 #                   (deps-slurm: the Slurm daemons of the Slurm test)
 #
@@ -20,6 +22,18 @@ SAN     ?=
 CC      ?= cc
 CFLAGS  ?= -g $(OPT)
 WERROR  ?= -Werror
+
+# Install directories (the GNU names; DESTDIR is prepended to each).
+PREFIX      ?= /usr/local
+prefix      ?= $(PREFIX)
+exec_prefix ?= $(prefix)
+bindir      ?= $(exec_prefix)/bin
+libexecdir  ?= $(exec_prefix)/libexec
+datarootdir ?= $(prefix)/share
+datadir     ?= $(datarootdir)
+docdir      ?= $(datarootdir)/doc/vmreplay
+pkglibexecdir := $(libexecdir)/vmreplay
+pkgdatadir    := $(datadir)/vmreplay
 
 # Debian 12 packages: to build, to run (capture, figures) and to test;
 # the Slurm daemons only for the Slurm test.
@@ -66,14 +80,33 @@ TRACEFS_LIBS   := $(shell pkg-config --libs libtracefs libtraceevent 2>/dev/null
 TEST_SRCS := $(wildcard tests/test_*.c)
 TEST_BINS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 
+DOCS      := README.md $(shell find capture replay analysis plots -name '*.md' 2>/dev/null | sort)
+
+# Where the installed binary finds the agent, the workloads and the gnuplot
+# scripts (replay/paths.c): relative to bindir first, so that a tree
+# installed under DESTDIR or moved as a whole works, then these absolute
+# paths.  A stamp file rebuilds paths.o when they change.
+PATH_DEFS := -DVMREPLAY_PKGLIBEXECDIR='"$(pkglibexecdir)"' \
+             -DVMREPLAY_PKGDATADIR='"$(pkgdatadir)"' \
+             -DVMREPLAY_BIN_TO_LIBEXEC='"$(shell realpath -m --relative-to='$(bindir)' '$(pkglibexecdir)')"' \
+             -DVMREPLAY_BIN_TO_DATA='"$(shell realpath -m --relative-to='$(bindir)' '$(pkgdatadir)')"'
+
 .SECONDARY:
-.PHONY: all programs deps deps-slurm check check-asan bench figures clean test-build
+.PHONY: all programs deps deps-slurm check check-asan bench figures \
+        clean test-build install uninstall FORCE
 all: programs $(TEST_BINS)
 programs: $(BUILD)/vmreplay $(AGENT_BIN) $(WL_BINS)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(COMPILE) -MMD -MP -c $< -o $@
+
+$(BUILD)/replay/paths.o: VMR_CPPFLAGS += $(PATH_DEFS)
+$(BUILD)/replay/paths.o: $(BUILD)/install-dirs
+$(BUILD)/install-dirs: FORCE
+	@mkdir -p $(dir $@)
+	@echo "$(pkglibexecdir) $(pkgdatadir) $(bindir)" | cmp -s - $@ || \
+	  echo "$(pkglibexecdir) $(pkgdatadir) $(bindir)" >$@
 
 $(BUILD)/vmreplay: $(BUILD)/$(MAIN_SRC:.c=.o) $(LIB_OBJS) $(CAPTURE_FE_OBJS)
 	$(LINK) $^ $(LDLIBS) -o $@
@@ -89,6 +122,24 @@ $(BUILD)/workloads/%: $(BUILD)/capture/workloads/%.o $(WL_COMMON_OBJS) $(TP_OBJ)
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(LIB_OBJS)
 	@mkdir -p $(dir $@)
 	$(LINK) $^ $(LDLIBS) -lcmocka -o $@
+
+install: programs
+	install -d '$(DESTDIR)$(bindir)' '$(DESTDIR)$(pkglibexecdir)' \
+	  '$(DESTDIR)$(pkgdatadir)/plots' '$(DESTDIR)$(docdir)'
+	install -m 755 $(BUILD)/vmreplay '$(DESTDIR)$(bindir)/vmreplay'
+	install -m 755 $(AGENT_BIN) $(WL_BINS) '$(DESTDIR)$(pkglibexecdir)'
+	install -m 755 capture/ust-capture.sh '$(DESTDIR)$(pkglibexecdir)/ust-capture'
+	install -m 644 plots/*.gp '$(DESTDIR)$(pkgdatadir)/plots'
+	install -m 644 $(DOCS) '$(DESTDIR)$(docdir)'
+
+uninstall:
+	rm -f '$(DESTDIR)$(bindir)/vmreplay' \
+	  $(foreach f,$(notdir $(AGENT_BIN) $(WL_BINS)) ust-capture,'$(DESTDIR)$(pkglibexecdir)/$(f)') \
+	  $(foreach f,$(notdir $(wildcard plots/*.gp)),'$(DESTDIR)$(pkgdatadir)/plots/$(f)') \
+	  $(foreach f,$(notdir $(DOCS)),'$(DESTDIR)$(docdir)/$(f)')
+	@for d in '$(DESTDIR)$(pkglibexecdir)' '$(DESTDIR)$(pkgdatadir)/plots' \
+	  '$(DESTDIR)$(pkgdatadir)' '$(DESTDIR)$(docdir)'; do \
+	  if [ -d "$$d" ]; then rmdir --ignore-fail-on-non-empty "$$d"; fi; done
 
 # $(call apt,PACKAGES): installs those of PACKAGES that are missing.
 apt = @missing=$$(for p in $(1); do \
