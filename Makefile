@@ -1,6 +1,7 @@
 # vmreplay — capture → traces → replay → analysis → plots.
 #
-#   make            build build/vmreplay, the agent, the workloads and the tests
+#   make            build build/vmreplay, the agent, the workloads, the man
+#                   pages and the tests
 #   make figures    the main job: bundled traces → out/ (runs deps first)
 #   make check      every test; ends with "N passed, N failed" (runs deps
 #                   and deps-slurm first)
@@ -31,17 +32,18 @@ bindir      ?= $(exec_prefix)/bin
 libexecdir  ?= $(exec_prefix)/libexec
 datarootdir ?= $(prefix)/share
 datadir     ?= $(datarootdir)
+mandir      ?= $(datarootdir)/man
 docdir      ?= $(datarootdir)/doc/vmreplay
 pkglibexecdir := $(libexecdir)/vmreplay
 pkgdatadir    := $(datadir)/vmreplay
 
 # Debian 12 packages: to build, to run (capture, figures) and to test;
 # the Slurm daemons only for the Slurm test.
-DEB_PKGS := gcc make pkg-config libbabeltrace2-dev liblttng-ust-dev \
+DEB_PKGS := gcc make pkg-config scdoc libbabeltrace2-dev liblttng-ust-dev \
             libgsl-dev libtracefs-dev libtraceevent-dev libxxhash-dev \
             libcmocka-dev \
             babeltrace2 lttng-tools gnuplot-nox \
-            bc poppler-utils
+            bc poppler-utils man-db
 DEB_SLURM_PKGS := munge slurmctld slurmd slurm-client
 
 PKGS     := babeltrace2 gsl libxxhash
@@ -80,6 +82,9 @@ TRACEFS_LIBS   := $(shell pkg-config --libs libtracefs libtraceevent 2>/dev/null
 TEST_SRCS := $(wildcard tests/test_*.c)
 TEST_BINS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 
+# Man pages: doc/man/NAME.SECTION.scd → BUILD/man/NAME.SECTION (scdoc).
+MAN_SRCS  := $(wildcard doc/man/*.scd)
+MAN_PAGES := $(MAN_SRCS:doc/man/%.scd=$(BUILD)/man/%)
 DOCS      := README.md $(shell find capture replay analysis plots -name '*.md' 2>/dev/null | sort)
 
 # Where the installed binary finds the agent, the workloads and the gnuplot
@@ -92,10 +97,11 @@ PATH_DEFS := -DVMREPLAY_PKGLIBEXECDIR='"$(pkglibexecdir)"' \
              -DVMREPLAY_BIN_TO_DATA='"$(shell realpath -m --relative-to='$(bindir)' '$(pkgdatadir)')"'
 
 .SECONDARY:
-.PHONY: all programs deps deps-slurm check check-asan bench figures \
+.PHONY: all programs man deps deps-slurm check check-asan bench figures \
         clean test-build install uninstall FORCE
 all: programs $(TEST_BINS)
-programs: $(BUILD)/vmreplay $(AGENT_BIN) $(WL_BINS)
+programs: $(BUILD)/vmreplay $(AGENT_BIN) $(WL_BINS) man
+man: $(MAN_PAGES)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -123,19 +129,27 @@ $(BUILD)/tests/%: $(BUILD)/tests/%.o $(LIB_OBJS)
 	@mkdir -p $(dir $@)
 	$(LINK) $^ $(LDLIBS) -lcmocka -o $@
 
+$(BUILD)/man/%: doc/man/%.scd
+	@mkdir -p $(dir $@)
+	scdoc <$< >$@.tmp && mv $@.tmp $@
+
 install: programs
 	install -d '$(DESTDIR)$(bindir)' '$(DESTDIR)$(pkglibexecdir)' \
-	  '$(DESTDIR)$(pkgdatadir)/plots' '$(DESTDIR)$(docdir)'
+	  '$(DESTDIR)$(pkgdatadir)/plots' '$(DESTDIR)$(mandir)/man1' \
+	  '$(DESTDIR)$(mandir)/man5' '$(DESTDIR)$(docdir)'
 	install -m 755 $(BUILD)/vmreplay '$(DESTDIR)$(bindir)/vmreplay'
 	install -m 755 $(AGENT_BIN) $(WL_BINS) '$(DESTDIR)$(pkglibexecdir)'
 	install -m 755 capture/ust-capture.sh '$(DESTDIR)$(pkglibexecdir)/ust-capture'
 	install -m 644 plots/*.gp '$(DESTDIR)$(pkgdatadir)/plots'
+	install -m 644 $(filter %.1,$(MAN_PAGES)) '$(DESTDIR)$(mandir)/man1'
+	install -m 644 $(filter %.5,$(MAN_PAGES)) '$(DESTDIR)$(mandir)/man5'
 	install -m 644 $(DOCS) '$(DESTDIR)$(docdir)'
 
 uninstall:
 	rm -f '$(DESTDIR)$(bindir)/vmreplay' \
 	  $(foreach f,$(notdir $(AGENT_BIN) $(WL_BINS)) ust-capture,'$(DESTDIR)$(pkglibexecdir)/$(f)') \
 	  $(foreach f,$(notdir $(wildcard plots/*.gp)),'$(DESTDIR)$(pkgdatadir)/plots/$(f)') \
+	  $(foreach f,$(notdir $(MAN_PAGES)),'$(DESTDIR)$(mandir)/man$(subst .,,$(suffix $(f)))/$(f)') \
 	  $(foreach f,$(notdir $(DOCS)),'$(DESTDIR)$(docdir)/$(f)')
 	@for d in '$(DESTDIR)$(pkglibexecdir)' '$(DESTDIR)$(pkgdatadir)/plots' \
 	  '$(DESTDIR)$(pkgdatadir)' '$(DESTDIR)$(docdir)'; do \

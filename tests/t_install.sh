@@ -39,11 +39,18 @@ missing=""
 for f in bin/vmreplay libexec/vmreplay/vmreplay-capture-agent libexec/vmreplay/ust-capture \
          $(cd capture/workloads && ls *.c | grep -v '^wl_' | sed 's,^,libexec/vmreplay/,; s,\.c$,,') \
          $(cd plots && ls *.gp | sed 's,^,share/vmreplay/plots/,') \
+         $(cd doc/man && ls *.scd | sed -E 's,^(.*)\.([0-9])\.scd$,share/man/man\2/\1.\2,') \
          share/doc/vmreplay/README.md share/doc/vmreplay/FORMAT.md share/doc/vmreplay/RESULTS.md; do
     [ -f "$root/usr/$f" ] || missing="$missing $f"
 done
 check "every file in its place under DESTDIR/usr${missing:+ (missing:$missing)}" test -z "$missing"
 check "programs executable, data not" bash -c "test -x '$root/usr/bin/vmreplay' -a -x '$root/usr/libexec/vmreplay/vmreplay-capture-agent' -a ! -x '$root/usr/share/vmreplay/plots/swappiness.gp'"
+
+if command -v man >/dev/null 2>&1; then
+    check "installed: man finds vmreplay-run(1) and vmreplay-vmr(5) by name" \
+        bash -c "MANPATH='$root/usr/share/man' man -w vmreplay-run | grep -q 'man1/vmreplay-run.1' &&
+                 MANPATH='$root/usr/share/man' man -w 5 vmreplay-vmr | grep -q 'man5/vmreplay-vmr.5'"
+fi
 
 vmr=$root/usr/bin/vmreplay
 cd "$tmp" || exit 1
