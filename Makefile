@@ -34,6 +34,7 @@ datarootdir ?= $(prefix)/share
 datadir     ?= $(datarootdir)
 mandir      ?= $(datarootdir)/man
 docdir      ?= $(datarootdir)/doc/vmreplay
+bashcompdir ?= $(datadir)/bash-completion/completions
 pkglibexecdir := $(libexecdir)/vmreplay
 pkgdatadir    := $(datadir)/vmreplay
 
@@ -43,7 +44,7 @@ DEB_PKGS := gcc make pkg-config scdoc libbabeltrace2-dev liblttng-ust-dev \
             libgsl-dev libtracefs-dev libtraceevent-dev libxxhash-dev \
             libcmocka-dev \
             babeltrace2 lttng-tools gnuplot-nox \
-            bc poppler-utils man-db
+            bc poppler-utils man-db bash-completion
 DEB_SLURM_PKGS := munge slurmctld slurmd slurm-client
 
 PKGS     := babeltrace2 gsl libxxhash
@@ -85,6 +86,7 @@ TEST_BINS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 # Man pages: doc/man/NAME.SECTION.scd → BUILD/man/NAME.SECTION (scdoc).
 MAN_SRCS  := $(wildcard doc/man/*.scd)
 MAN_PAGES := $(MAN_SRCS:doc/man/%.scd=$(BUILD)/man/%)
+COMPLETION := completion/vmreplay.bash
 DOCS      := README.md $(shell find capture replay analysis plots -name '*.md' 2>/dev/null | sort)
 
 # Where the installed binary finds the agent, the workloads and the gnuplot
@@ -136,13 +138,14 @@ $(BUILD)/man/%: doc/man/%.scd
 install: programs
 	install -d '$(DESTDIR)$(bindir)' '$(DESTDIR)$(pkglibexecdir)' \
 	  '$(DESTDIR)$(pkgdatadir)/plots' '$(DESTDIR)$(mandir)/man1' \
-	  '$(DESTDIR)$(mandir)/man5' '$(DESTDIR)$(docdir)'
+	  '$(DESTDIR)$(mandir)/man5' '$(DESTDIR)$(bashcompdir)' '$(DESTDIR)$(docdir)'
 	install -m 755 $(BUILD)/vmreplay '$(DESTDIR)$(bindir)/vmreplay'
 	install -m 755 $(AGENT_BIN) $(WL_BINS) '$(DESTDIR)$(pkglibexecdir)'
 	install -m 755 capture/ust-capture.sh '$(DESTDIR)$(pkglibexecdir)/ust-capture'
 	install -m 644 plots/*.gp '$(DESTDIR)$(pkgdatadir)/plots'
 	install -m 644 $(filter %.1,$(MAN_PAGES)) '$(DESTDIR)$(mandir)/man1'
 	install -m 644 $(filter %.5,$(MAN_PAGES)) '$(DESTDIR)$(mandir)/man5'
+	install -m 644 $(COMPLETION) '$(DESTDIR)$(bashcompdir)/vmreplay'
 	install -m 644 $(DOCS) '$(DESTDIR)$(docdir)'
 
 uninstall:
@@ -150,6 +153,7 @@ uninstall:
 	  $(foreach f,$(notdir $(AGENT_BIN) $(WL_BINS)) ust-capture,'$(DESTDIR)$(pkglibexecdir)/$(f)') \
 	  $(foreach f,$(notdir $(wildcard plots/*.gp)),'$(DESTDIR)$(pkgdatadir)/plots/$(f)') \
 	  $(foreach f,$(notdir $(MAN_PAGES)),'$(DESTDIR)$(mandir)/man$(subst .,,$(suffix $(f)))/$(f)') \
+	  '$(DESTDIR)$(bashcompdir)/vmreplay' \
 	  $(foreach f,$(notdir $(DOCS)),'$(DESTDIR)$(docdir)/$(f)')
 	@for d in '$(DESTDIR)$(pkglibexecdir)' '$(DESTDIR)$(pkgdatadir)/plots' \
 	  '$(DESTDIR)$(pkgdatadir)' '$(DESTDIR)$(docdir)'; do \

@@ -40,6 +40,7 @@ for f in bin/vmreplay libexec/vmreplay/vmreplay-capture-agent libexec/vmreplay/u
          $(cd capture/workloads && ls *.c | grep -v '^wl_' | sed 's,^,libexec/vmreplay/,; s,\.c$,,') \
          $(cd plots && ls *.gp | sed 's,^,share/vmreplay/plots/,') \
          $(cd doc/man && ls *.scd | sed -E 's,^(.*)\.([0-9])\.scd$,share/man/man\2/\1.\2,') \
+         share/bash-completion/completions/vmreplay \
          share/doc/vmreplay/README.md share/doc/vmreplay/FORMAT.md share/doc/vmreplay/RESULTS.md; do
     [ -f "$root/usr/$f" ] || missing="$missing $f"
 done
