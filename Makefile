@@ -87,7 +87,7 @@ TEST_BINS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 MAN_SRCS  := $(wildcard doc/man/*.scd)
 MAN_PAGES := $(MAN_SRCS:doc/man/%.scd=$(BUILD)/man/%)
 COMPLETION := completion/vmreplay.bash
-DOCS      := README.md $(shell find capture replay analysis plots -name '*.md' 2>/dev/null | sort)
+DOCS      := README.md $(shell find capture replay analysis plots doc -name '*.md' 2>/dev/null | sort)
 
 # Where the installed binary finds the agent, the workloads and the gnuplot
 # scripts (replay/paths.c): relative to bindir first, so that a tree
