@@ -6,11 +6,14 @@
 #   make check      every test; ends with "N passed, N failed" (runs deps
 #                   and deps-slurm first)
 #   make check-asan the same under AddressSanitizer + UndefinedBehaviorSanitizer
+#   make check-unit the cmocka tests alone (no root, tracefs or Slurm needed)
 #   make bench      speed targets (benchmarks, never tests)
 #   make install    install under DESTDIR + PREFIX (default /usr/local);
 #                   make uninstall removes it again
+#   make deb        the Debian package (debian/) in build/deb/, and lintian
 #   make deps       install the missing Debian packages (root), or print the line
-#                   (deps-slurm: the Slurm daemons of the Slurm test)
+#                   (deps-slurm: the Slurm daemons of the Slurm test;
+#                   deps-deb: the Debian packaging tools)
 #
 # CC, CFLAGS, CPPFLAGS and LDFLAGS from the environment or the command line
 # are honoured (added after the project's own flags).  WERROR=-Werror in the
@@ -39,13 +42,14 @@ pkglibexecdir := $(libexecdir)/vmreplay
 pkgdatadir    := $(datadir)/vmreplay
 
 # Debian 12 packages: to build, to run (capture, figures) and to test;
-# the Slurm daemons only for the Slurm test.
+# the Slurm daemons only for the Slurm test; the packaging tools for make deb.
 DEB_PKGS := gcc make pkg-config scdoc libbabeltrace2-dev liblttng-ust-dev \
             libgsl-dev libtracefs-dev libtraceevent-dev libxxhash-dev \
             libcmocka-dev \
             babeltrace2 lttng-tools gnuplot-nox \
             bc poppler-utils man-db bash-completion
 DEB_SLURM_PKGS := munge slurmctld slurmd slurm-client
+DEB_DEB_PKGS := dpkg-dev debhelper lintian
 
 PKGS     := babeltrace2 gsl libxxhash
 VMR_CPPFLAGS := -D_GNU_SOURCE -Ireplay -Ianalysis -Iplots -Icapture -Itests $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
@@ -99,8 +103,8 @@ PATH_DEFS := -DVMREPLAY_PKGLIBEXECDIR='"$(pkglibexecdir)"' \
              -DVMREPLAY_BIN_TO_DATA='"$(shell realpath -m --relative-to='$(bindir)' '$(pkgdatadir)')"'
 
 .SECONDARY:
-.PHONY: all programs man deps deps-slurm check check-asan bench figures \
-        clean test-build install uninstall FORCE
+.PHONY: all programs man deps deps-slurm deps-deb check check-asan check-unit \
+        bench figures clean test-build install uninstall deb FORCE
 all: programs $(TEST_BINS)
 programs: $(BUILD)/vmreplay $(AGENT_BIN) $(WL_BINS) man
 man: $(MAN_PAGES)
@@ -173,6 +177,8 @@ deps:
 	$(call apt,$(DEB_PKGS))
 deps-slurm:
 	$(call apt,$(DEB_SLURM_PKGS))
+deps-deb:
+	$(call apt,$(DEB_DEB_PKGS))
 
 test-build: all
 
@@ -186,6 +192,11 @@ check-asan: deps deps-slurm
 	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  tests/run.sh build-asan
 
+check-unit: $(TEST_BINS)
+	@set -e; for t in $(TEST_BINS); do \
+	  CMOCKA_MESSAGE_OUTPUT=TAP $$t >$$t.log 2>&1 || { cat $$t.log; echo "FAIL $$t"; exit 1; }; \
+	done; echo "$(words $(TEST_BINS)) cmocka test programs passed"
+
 bench: deps
 	@$(MAKE) --no-print-directory all
 	@tests/bench.sh $(BUILD)
@@ -193,6 +204,14 @@ bench: deps
 figures: deps
 	@$(MAKE) --no-print-directory all
 	@plots/figures.sh $(BUILD) out
+
+# The .deb of this tree, built in a copy so that the packaging's clean and
+# build leave this tree alone: build/deb/*.deb, then lintian.
+deb: deps deps-deb
+	rm -rf $(BUILD)/deb && mkdir -p $(BUILD)/deb/src
+	tar -c --exclude=./.git --exclude='./build*' --exclude=./out -f - . | tar -x -C $(BUILD)/deb/src -f -
+	cd $(BUILD)/deb/src && dpkg-buildpackage -us -uc -b
+	lintian --info $(BUILD)/deb/*.changes
 
 clean:
 	rm -rf build build-asan out
