@@ -211,7 +211,9 @@ deb: deps deps-deb
 	rm -rf $(BUILD)/deb && mkdir -p $(BUILD)/deb/src
 	tar -c --exclude=./.git --exclude='./build*' --exclude=./out -f - . | tar -x -C $(BUILD)/deb/src -f -
 	cd $(BUILD)/deb/src && dpkg-buildpackage -us -uc -b
-	lintian --info $$([ "$$(id -u)" = 0 ] && echo --allow-root) $(BUILD)/deb/*.changes
+	mkdir -p $(BUILD)/deb/tmp   # lintian leaves its ELF caches in TMPDIR
+	TMPDIR=$(abspath $(BUILD))/deb/tmp \
+	  lintian --info $$([ "$$(id -u)" = 0 ] && echo --allow-root) $(BUILD)/deb/*.changes
 
 clean:
 	rm -rf build build-asan out
