@@ -36,7 +36,7 @@ static const struct subcommand subcommands[] = {
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: vmreplay [--version] [--help] SUBCOMMAND [options]\n\nSubcommands:\n");
+	fprintf(f, "usage: vmreplay [-V|--version] [-h|--help] SUBCOMMAND [options]\n\nSubcommands:\n");
 	for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
 		fprintf(f, "  %-8s %s%s\n", subcommands[i].name, subcommands[i].summary,
 			subcommands[i].fn ? "" : " (not built yet)");
@@ -54,7 +54,7 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return EXIT_OK;
 	}
-	if (strcmp(name, "--version") == 0) {
+	if (strcmp(name, "--version") == 0 || strcmp(name, "-V") == 0) {
 		printf("vmreplay %s\n", VMREPLAY_VERSION);
 		return EXIT_OK;
 	}
