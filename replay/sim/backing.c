@@ -13,11 +13,11 @@
  * add a fixed delay to every request, as in the isolation-throttle
  * patch's tests (10 ms for a build, 50 ms for the anon storm). */
 static const struct backing_params presets[] = {
-	{ "zram",          1,      3000,      10000,  1, 10 },
-	{ "ssd",           0,    100000,      50000, 32, 10 },
-	{ "hdd",           0,   8000000,    8000000,  1, 10 },
-	{ "dm-delay-10ms", 0,  10100000,   10050000, 32, 10 },
-	{ "dm-delay-50ms", 0,  50100000,   50050000, 32, 10 },
+	{ "zram",          1,      3000,      10000,  1, 10, 0 },
+	{ "ssd",           0,    100000,      50000, 32, 10, 0 },
+	{ "hdd",           0,   8000000,    8000000,  1, 10, 1 },
+	{ "dm-delay-10ms", 0,  10100000,   10050000, 32, 10, 0 },
+	{ "dm-delay-50ms", 0,  50100000,   50050000, 32, 10, 0 },
 };
 
 const char backing_presets_help[] =
@@ -84,9 +84,15 @@ int backing_parse(const char *spec, struct backing_params *p, uint64_t *size,
 				return -1;
 			}
 			p->jitter_pct = (uint32_t)v;
+		} else if (strcmp(tok, "rotational") == 0) {
+			if (cli_parse_u64(val, 0, 1, &v) != 0) {
+				snprintf(err, errlen, "rotational: '%s' is not 0 or 1", val);
+				return -1;
+			}
+			p->rotational = (int)v;
 		} else {
 			snprintf(err, errlen, "'%s' is not a device parameter (size, read, write, depth, "
-				 "jitter)", tok);
+				 "jitter, rotational)", tok);
 			return -1;
 		}
 	}

@@ -5,7 +5,8 @@
  * synchronous device (zram) completes inside the reclaimer's own time,
  * as swap_writepage on zram does.  Presets are the cases the reclaim
  * patches were measured on; every parameter can be overridden:
- *   --swap PRESET[,size=SIZE][,read=NS][,write=NS][,depth=N]
+ *   --swap PRESET[,size=SIZE][,read=NS][,write=NS][,depth=N][,jitter=PCT]
+ *          [,rotational=0|1]
  */
 #ifndef BACKING_H
 #define BACKING_H
@@ -20,6 +21,7 @@ struct backing_params {
 	simtime_t write_ns;          /* one page write */
 	uint32_t depth;              /* requests in flight before queueing */
 	uint32_t jitter_pct;         /* +- uniform jitter, seeded */
+	int rotational;              /* queue/rotational: a spinning disk */
 };
 
 /* A device's queue: when each of its depth slots is next free. */

@@ -215,7 +215,7 @@ int engine_init(struct engine *e, const struct vmr *v, const struct engine_param
 	mem_cgroup_init(e, 0, -1, "", p->swappiness);
 	if (limit || cl.nr) {
 		mem_cgroup_init(e, 1, 0, "", p->swappiness);
-		if (limit)
+		if (limit && !p->unlimited)
 			e->memcgs[1].max = limit / page_size;
 		e->nr_memcgs = 2;
 	}

@@ -30,9 +30,11 @@ struct engine_params {
 	const struct reclaim_policy *policy;
 	int swappiness;              /* 0..200 */
 	uint64_t memory_limit;       /* bytes; 0: the trace's, else none */
+	int unlimited;               /* the session's memcg has no limit at all */
 	uint64_t node_memory;        /* bytes of RAM; 0: derived */
 	struct backing_params swap;  /* the swap device */
 	uint64_t swap_size;          /* bytes; 0: no swap */
+	int no_swap_device;          /* "--swap none" (reports say so) */
 	struct backing_params file;  /* the file system's device */
 	uint64_t seed;
 	simtime_t deadline;          /* work_done counts accesses before it; 0: the trace's span */
