@@ -15,6 +15,7 @@
 #include "atomic.h"
 #include "cli.h"
 #include "ingest/ingest.h"
+#include "kcounter.h"
 #include "result.h"
 
 #include <errno.h>
@@ -66,57 +67,6 @@ static const char *const counters[] = {
 	"allocstall", "pgfault", "pgmajfault", "oom_kill",
 };
 #define NR_COUNTERS (sizeof(counters) / sizeof(counters[0]))
-
-struct kval {
-	int have;
-	double v;
-	const char *source;
-};
-
-static int vmstat_index(const char *name)
-{
-	for (int i = 0; i < VMR_NR_VMSTAT; i++)
-		if (strcmp(vmr_vmstat_names[i], name) == 0)
-			return i;
-	return -1;
-}
-
-static int memcg_index(const char *name)
-{
-	for (int i = 0; i < VMR_NR_MEMCG; i++)
-		if (strcmp(vmr_memcg_names[i], name) == 0)
-			return i;
-	return -1;
-}
-
-/* The kernel's value of counter NAME over the session. */
-static struct kval kernel_value(const struct vmr *v, const struct analysis *a, const char *name)
-{
-	struct kval k = { 0, 0, "" };
-	/* pgscan/pgsteal by type: the workload's own lru_shrink_inactive events */
-	if (a->trace.have && !a->simulated) {
-		const struct { const char *n; uint64_t x; } ev[] = {
-			{ "pgscan_anon", a->anon_scanned }, { "pgscan_file", a->file_scanned },
-			{ "pgsteal_anon", a->anon_reclaimed }, { "pgsteal_file", a->file_reclaimed },
-		};
-		for (size_t i = 0; i < sizeof(ev) / sizeof(ev[0]); i++)
-			if (strcmp(ev[i].n, name) == 0)
-				return (struct kval){ 1, (double)ev[i].x, "events" };
-	}
-	/* the cgroup's own counter */
-	int m = memcg_index(name);
-	if (m >= 0 && v->nr_memcg >= 2) {
-		uint64_t x = v->memcg[0].v[m], y = v->memcg[v->nr_memcg - 1].v[m];
-		if (x != VMR_ABSENT && y != VMR_ABSENT)
-			return (struct kval){ 1, y >= x ? (double)(y - x) : 0, "memory.stat" };
-	}
-	int i = vmstat_index(name);
-	if (i >= 0 && v->nr_vmstat >= 2) {
-		uint64_t x = v->vmstat[0].v[i], y = v->vmstat[v->nr_vmstat - 1].v[i];
-		return (struct kval){ 1, y >= x ? (double)(y - x) : 0, "vmstat" };
-	}
-	return k;
-}
 
 /* Runs `vmreplay run` (this very binary); 0, or -1 with its message. */
 static int run_replay(char *const argv[], char *err, size_t errlen)
@@ -251,7 +201,7 @@ static void print(FILE *f, int fmt, const char *input, const char *policy, int s
 		fprintf(f, ",\n \"counters\": [");
 	}
 	for (size_t i = 0; i < NR_COUNTERS; i++) {
-		struct kval k = kernel_value(v, ka, counters[i]);
+		struct kcounter k = kernel_counter(v, ka, counters[i]);
 		const double *sv = result_metric(res, counters[i]);
 		double err = k.have && sv ? rel_error(k.v, *sv) : NAN;
 		char kb[32], sb[32], eb[32];

@@ -38,7 +38,7 @@ check "bash-completion's loader finds and loads it by the command's name" \
 
 check "a subcommand: 'ru' completes to run" test "$(comp ru)" = "run"
 check "every subcommand is offered" \
-    test "$(comp '' | tr '\n' ' ')" = "analyze capture compare ingest plot run stats sweep "
+    test "$(comp '' | tr '\n' ' ')" = "analyze capture compare ingest plot run stats sweep validate "
 check "top-level options" test "$(comp --v)" = "--version"
 check "options of run: --mem completes to --memory and --memory-limit" \
     test "$(comp run --mem | tr '\n' ' ')" = "--memory --memory-limit "

@@ -92,7 +92,7 @@ _vmreplay()
     [[ $prev == -n && $cmd != run && $cmd != analyze ]] && prev=""
     case $prev in
     -p | --policy)
-        [[ $cmd == run || $cmd == compare ]] && { _vmreplay_policies "$bin" "$cur"; return; }
+        [[ $cmd == run || $cmd == compare || $cmd == validate ]] && { _vmreplay_policies "$bin" "$cur"; return; }
         ;;
     --swap)
         if [[ $cmd == capture ]]; then
@@ -144,7 +144,7 @@ _vmreplay()
         return
     fi
     case $sub in
-    ingest | stats | plot) _filedir -d ;;
+    ingest | stats | plot | validate) _filedir -d ;;
     sweep) _filedir sweep ;;
     run | compare | analyze) _filedir '@(vmr|tsv)' ;;
     esac
