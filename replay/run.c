@@ -105,6 +105,11 @@ int run_setup(const struct vmr *v, const struct run_request *r, struct engine_pa
 		return -1;
 	}
 	p->swap_size = no_swap ? 0 : swap_size ? swap_size : p->node_memory / 2;
+	/* The capture's read-ahead settings, else the kernel's defaults. */
+	p->page_cluster = (unsigned)meta_u64(v, "page_cluster", 3);
+	if (p->page_cluster > 31)
+		p->page_cluster = 3;
+	p->vma_ra_enabled = meta_u64(v, "vma_ra_enabled", 1) != 0;
 	p->no_swap_device = no_swap;
 
 	/* The file system's device: the user's, else an SSD-like queue with

@@ -37,7 +37,7 @@ static inline void box_open(struct box *b, const struct reclaim_policy *pol, uin
 	free(file);
 	char err[256];
 	assert_int_equal(vmr_open(&b->v, b->path, err, sizeof(err)), 0);
-	struct engine_params p = { .policy = pol, .swappiness = swappiness,
+	struct engine_params p = { .policy = pol, .swappiness = swappiness, .page_cluster = 3, .vma_ra_enabled = 1,
 				   .memory_limit = limit * 4096, .node_memory = 1ull << 30,
 				   .swap_size = swap * 4096, .seed = 1 };
 	assert_int_equal(backing_parse("zram", &p.swap, NULL, err, sizeof(err)), 0);
@@ -99,7 +99,7 @@ static inline void replay_fixture(struct engine *e, struct vmr *v, const char *p
 	assert_int_equal(fixture_vmr(path, t, 1, nr_pages, kinds, "page_size\t4096\n"), 0);
 	char err[256];
 	assert_int_equal(vmr_open(v, path, err, sizeof(err)), 0);
-	struct engine_params p = { .policy = pol, .swappiness = 60,
+	struct engine_params p = { .policy = pol, .swappiness = 60, .page_cluster = 3, .vma_ra_enabled = 1,
 				   .memory_limit = limit * 4096, .node_memory = 1ull << 30,
 				   .swap_size = swap * 4096, .seed = 1 };
 	assert_int_equal(backing_parse(swap_dev, &p.swap, NULL, err, sizeof(err)), 0);

@@ -289,7 +289,7 @@ static void use_once_stream(void **state)
 	struct vmr v;
 	char err[256];
 	assert_int_equal(vmr_open(&v, path, err, sizeof(err)), 0);
-	struct engine_params p = { .policy = policy_find("classic"), .swappiness = 60,
+	struct engine_params p = { .policy = policy_find("classic"), .swappiness = 60, .page_cluster = 3, .vma_ra_enabled = 1,
 				   .memory_limit = 1000 * 4096, .node_memory = 1ull << 30,
 				   .swap_size = 1 << 20, .seed = 1 };
 	backing_parse("zram", &p.swap, NULL, err, sizeof(err));

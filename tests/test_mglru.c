@@ -951,7 +951,7 @@ static void replay_invariants(void **state)
 	const char *names[] = { "mglru", "mglru+swappiness", "mglru+iso-throttle", "mglru+scan-balance",
 				"mglru+swappiness+iso-throttle", "mglru+swappiness+scan-balance+sw-boost-gain" };
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		struct engine_params p = { .policy = policy_find(names[i]), .swappiness = 100,
+		struct engine_params p = { .policy = policy_find(names[i]), .swappiness = 100, .page_cluster = 3, .vma_ra_enabled = 1,
 					   .memory_limit = 1000 * 4096, .node_memory = 1ull << 30,
 					   .swap_size = 8192 * 4096, .seed = 1 };
 		assert_non_null(p.policy);

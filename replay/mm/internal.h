@@ -72,6 +72,9 @@ int out_of_memory(struct engine *e, int scope);
 int folio_alloc_swap(struct engine *e, uint32_t pfn);
 /* folio_free_swap: the folio's slot is freed (it stays resident). */
 void folio_free_swap(struct engine *e, uint32_t pfn);
+/* The slots' positions, for swap_cluster_readahead.  0, or -1. */
+int swap_slots_init(struct engine *e);
+void swap_slots_free(struct engine *e);
 
 /* ---- page_io.c: the devices ------------------------------------------------ */
 /* A read of one page from DEV issued now; returns when it completes. */

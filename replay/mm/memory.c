@@ -61,15 +61,19 @@ void release_page(struct engine *e, uint32_t pfn)
 int fault_in(struct engine *e, struct task_state *t, uint32_t pfn, unsigned op, int file)
 {
 	struct folio *f = &e->folio[pfn];
-	int memcg = folio_charge_memcg(e, t, pfn);
 	int readahead = op == VMR_OP_READAHEAD;
+	int swap_ra = readahead && (f->flags & PG_swapped);
+	/* A swapped-out page comes back to its own memcg and owner
+	 * (mem_cgroup_swapin_charge_folio charges the memcg that swapped it
+	 * out): by swap offset, read-ahead may bring in another process's. */
+	int memcg = swap_ra ? f->memcg : folio_charge_memcg(e, t, pfn);
+	uint32_t owner = swap_ra ? f->owner : t->proc;
 	/* Page-cache read-ahead allocates with readahead_gfp_mask
 	 * (__GFP_NORETRY); swap read-ahead with the fault's own mask. */
 	int noretry = readahead && file;
 	/* Read-ahead pages come in the same read as the page the task waits
 	 * for (or asynchronously): they add no stall of their own. */
 	int major = !readahead && ((f->flags & PG_swapped) || (file && (f->flags & PG_seen)));
-	int swap_ra = readahead && (f->flags & PG_swapped);
 
 	/* Others touching the page wait until it is in (folio_lock). */
 	f->flags |= PG_locked;
@@ -87,8 +91,8 @@ int fault_in(struct engine *e, struct task_state *t, uint32_t pfn, unsigned op, 
 		return r == ALLOC_NOMEM ? 1 : r;
 	}
 	f->memcg = (uint16_t)memcg;
-	f->owner = t->proc;
-	e->procs[t->proc].rss++;
+	f->owner = owner;
+	e->procs[owner].rss++;
 
 	if (major) {
 		/* A refault: the task waits for the read (task_step resumes it

@@ -138,6 +138,23 @@ struct pglist_data {
 	uint32_t memcg_cursor;                 /* shared iterator (partial walks) */
 };
 
+/* ---- swap ------------------------------------------------------------- */
+/* The slots of the swap device, as struct swap_info_struct keeps them,
+ * condensed: which page holds which slot, and the cluster allocator's
+ * state (SWAPFILE_CLUSTER slots a cluster; slot 0 is the header).  Kept
+ * only where a slot's position matters: swap_cluster_readahead. */
+#define SWAPFILE_CLUSTER 512
+struct swap_info_struct {
+	uint32_t max;                /* slots, the header included */
+	uint32_t *swap_map;          /* slot -> page id + 1; 0: free */
+	uint32_t *slot_of;           /* page id -> its slot (while it holds one) */
+	uint16_t *cluster_count;     /* used slots of each cluster */
+	uint32_t nr_clusters;
+	uint32_t *free_clusters;     /* FIFO of empty clusters (si->free_clusters) */
+	uint32_t free_head, nr_free_clusters;
+	uint32_t cluster, next;      /* the allocating cluster and its next slot */
+};
+
 /* ---- scan_control ---------------------------------------------------- */
 struct scan_control {
 	uint64_t nr_to_reclaim;

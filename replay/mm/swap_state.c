@@ -1,18 +1,22 @@
 /*
- * swap_state.c — swap-in read-ahead (see swap_state.h).
+ * swap_state.c — swap-in read-ahead, after mm/swap_state.c (see
+ * swap_state.h).
  *
- * The kernel reads ahead around the faulting address in the same VMA
- * (swap_vma_readahead, the default since vma_ra_enabled) when the swap
- * device is queued; the window grows with read-ahead hits and shrinks
- * at most by half per fault.  Read-ahead pages take memory and are
- * charged like the faulting page, so under a limit they cost reclaim:
- * pswpin then exceeds the major faults, as the kernel's counters show.
+ * When the swap device is queued, the kernel reads ahead: around the
+ * faulting address in the same VMA (swap_vma_readahead) unless a swap
+ * device is rotational or vma_ra_enabled is off, and then the aligned
+ * block of 2^k swap slots around the faulting slot, whatever pages hold
+ * them (swap_cluster_readahead).  The window grows with read-ahead hits
+ * and shrinks at most by half per fault: per VMA for the first, globally
+ * (swapin_nr_pages' statics) for the second.  Read-ahead pages take
+ * memory and are charged like swapped-in pages, so under a limit they
+ * cost reclaim: pswpin then exceeds the major faults, as the kernel's
+ * counters show.
  *
- * Simplifications (DEVIATIONS.md): the trace has no VMAs, so the window
- * is clamped to the PMD (as the kernel also does) but not to a VMA, and
- * the read-ahead state is kept per address space instead of per VMA;
- * rotating disks use the VMA window too (the kernel would use
- * swap_cluster_readahead by swap offset there).
+ * Simplifications (DEVIATIONS.md): the trace has no VMAs, so the VMA
+ * window is clamped to the PMD (as the kernel also does) but not to a
+ * VMA, and its state is kept per address space instead of per VMA;
+ * the cluster window is at most SWAP_RA_MAX_WIN pages.
  */
 #include "swap_state.h"
 #include "internal.h"
@@ -31,7 +35,7 @@ static int cmp_addr(const void *a, const void *b, void *arg)
 	return x->index < y->index ? -1 : x->index > y->index;
 }
 
-int swap_ra_init(struct engine *e)
+static int swap_ra_index(struct engine *e)
 {
 	uint32_t n = 0;
 	for (uint32_t i = 0; i < e->nr_folios; i++)
@@ -49,15 +53,28 @@ int swap_ra_init(struct engine *e)
 	return 0;
 }
 
+int swap_ra_init(struct engine *e)
+{
+	if (!swap_use_readahead(e))
+		return 0;
+	return swap_use_vma_readahead(e) ? swap_ra_index(e) : swap_slots_init(e);
+}
+
 void swap_ra_free(struct engine *e)
 {
 	free(e->anon_by_addr);
 	e->anon_by_addr = NULL;
+	swap_slots_free(e);
 }
 
 int swap_use_readahead(const struct engine *e)
 {
 	return !e->swap.p.sync;
+}
+
+int swap_use_vma_readahead(const struct engine *e)
+{
+	return e->p.vma_ra_enabled && !e->swap.p.rotational;
 }
 
 unsigned int swapin_nr_pages(uint64_t prev_offset, uint64_t offset, unsigned int hits,
@@ -98,14 +115,63 @@ static uint32_t lower_bound(const struct engine *e, uint64_t space, uint64_t ind
 	return lo;
 }
 
+/* The largest window: 1 << page-cluster, for the VMA window also at most
+ * 1 << SWAP_RA_ORDER_CEILING (and here for both: IDS's room). */
+static unsigned int max_window(const struct engine *e)
+{
+	unsigned int order = e->p.page_cluster < SWAP_RA_ORDER_CEILING ? e->p.page_cluster :
+									  SWAP_RA_ORDER_CEILING;
+	return 1u << order;
+}
+
+/* swap_cluster_readahead's window: swapin_nr_pages sizes it from the
+ * read-ahead hits since the last fault (global, not per VMA), and it is
+ * the aligned block of that many slots around PFN's, past the header and
+ * within the device. */
+static uint32_t swap_cluster_window(struct engine *e, uint32_t pfn, uint32_t *ids)
+{
+	struct swap_info_struct *si = &e->si;
+	uint32_t offset = si->slot_of[pfn];
+	unsigned int max_pages = max_window(e);
+	if (max_pages <= 1)
+		return 0;
+	uint32_t hits = e->swap_ra_cluster.hits;
+	e->swap_ra_cluster.hits = 0;
+	unsigned int pages = swapin_nr_pages(e->swap_ra_cluster.prev_offset, offset, hits, max_pages,
+					     e->swap_ra_cluster.last_readahead_pages);
+	if (!hits)
+		e->swap_ra_cluster.prev_offset = offset;
+	e->swap_ra_cluster.last_readahead_pages = pages;
+	uint32_t mask = pages - 1;
+	if (!mask)
+		return 0;
+	uint32_t start = offset & ~mask, end = offset | mask;
+	if (!start)
+		start = 1;                   /* the first page is the swap header */
+	if (end >= si->max)
+		end = si->max - 1;
+	uint32_t n = 0;
+	for (uint32_t s = start; s <= end; s++) {
+		uint32_t id = si->swap_map[s];
+		if (!id-- || s == offset)
+			continue;
+		const struct folio *f = &e->folio[id];
+		if ((f->flags & PG_swapped) && !(f->flags & (PG_resident | PG_locked)))
+			ids[n++] = id;
+	}
+	return n;
+}
+
 uint32_t swap_ra_window(struct engine *e, uint32_t proc, uint32_t pfn, uint32_t *ids)
 {
+	if (!swap_use_vma_readahead(e))
+		return swap_cluster_window(e, pfn, ids);
 	struct swap_ra_info *ra = &e->procs[proc].swap_ra;
 	const struct vmr_page *fp = &e->v->pages[pfn];
 	uint64_t fpfn = fp->index, prev = ra->addr;
 
 	/* swap_ra_info */
-	unsigned int win = swapin_nr_pages(prev, fpfn, ra->hits, SWAP_RA_MAX_WIN, ra->win);
+	unsigned int win = swapin_nr_pages(prev, fpfn, ra->hits, max_window(e), ra->win);
 	ra->addr = fpfn;
 	ra->win = win;
 	ra->hits = 0;
@@ -147,16 +213,21 @@ uint32_t swap_ra_window(struct engine *e, uint32_t proc, uint32_t pfn, uint32_t 
 
 void swap_ra_hit(struct engine *e, uint32_t proc, uint32_t pfn, int was_readahead)
 {
+	if (!swap_use_vma_readahead(e)) {
+		/* swapin_readahead_hits: one count for every reader */
+		e->swap_ra_cluster.hits += was_readahead;
+		return;
+	}
 	struct swap_ra_info *ra = &e->procs[proc].swap_ra;
 	ra->addr = e->v->pages[pfn].index;
 	if (was_readahead && ra->hits < SWAP_RA_HITS_MAX)
 		ra->hits++;
 }
 
-/* swapin_readahead -> swap_vma_readahead: after a swap-in of PFN from a
- * queued device, the window's other pages that are in swap come in too,
- * each allocated and charged like the faulting page (so each may
- * reclaim).  Returns 0 when the task was killed on the way. */
+/* swapin_readahead: after a swap-in of PFN from a queued device, the
+ * window's other pages that are in swap come in too, each allocated and
+ * charged to its own memcg (so each may reclaim).  Returns 0 when the
+ * task was killed on the way. */
 int swapin_readahead(struct engine *e, struct task_state *t, uint32_t pfn)
 {
 	uint32_t ids[SWAP_RA_MAX_WIN];

@@ -233,9 +233,6 @@ int engine_init(struct engine *e, const struct vmr *v, const struct engine_param
 
 	if (backing_init(&e->swap, &p->swap) != 0 || backing_init(&e->file, &p->file) != 0)
 		goto oom;
-	/* The address index costs a sort: only a device that reads ahead needs it. */
-	if (swap_use_readahead(e) && swap_ra_init(e) != 0)
-		goto oom;
 	e->swap_slots = p->swap_size / page_size;
 
 	/* Processes (address spaces) and tasks. */
@@ -289,6 +286,10 @@ int engine_init(struct engine *e, const struct vmr *v, const struct engine_param
 			}
 	}
 	free_cgroup_lines(&cl);
+	/* Only a device that reads ahead needs the address index (a sort)
+	 * or the slots' positions. */
+	if (swap_ra_init(e) != 0)
+		goto oom;
 	if (lru_gen_enabled(e) && lru_gen_init(e) != 0)
 		goto oom;
 	if (sim_thread_start(&e->sim, &e->kswapd, kswapd_main, e) != 0)

@@ -35,6 +35,8 @@ struct engine_params {
 	struct backing_params swap;  /* the swap device */
 	uint64_t swap_size;          /* bytes; 0: no swap */
 	int no_swap_device;          /* "--swap none" (reports say so) */
+	unsigned page_cluster;       /* vm.page-cluster: read-ahead of 2^N slots at most */
+	int vma_ra_enabled;          /* /sys/kernel/mm/swap/vma_ra_enabled */
 	struct backing_params file;  /* the file system's device */
 	uint64_t seed;
 	simtime_t deadline;          /* work_done counts accesses before it; 0: the trace's span */
@@ -105,6 +107,11 @@ struct engine {
 	/* The devices, and the swap space on one of them. */
 	struct backing swap, file;
 	uint64_t swap_slots, swap_used;
+	struct swap_info_struct si;  /* slot positions (cluster read-ahead only) */
+	struct {                     /* swapin_nr_pages' globals (cluster read-ahead) */
+		uint64_t prev_offset;
+		uint32_t last_readahead_pages, hits;
+	} swap_ra_cluster;
 	uint32_t *anon_by_addr;      /* anonymous page ids by (space, index) */
 	uint32_t nr_anon;
 
