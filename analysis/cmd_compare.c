@@ -297,7 +297,18 @@ int cmd_compare(int argc, char **argv)
 	const char *policy = NULL, *out = "-";
 	int fmt = 0, progress = 1, c, swappiness = -1;
 	uint64_t v64;
-	while ((c = getopt_long(argc, argv, "p:s:f:o:qh", opts, NULL)) != -1) {
+	/* Everything after the first "--" is run's: compare's own options
+	 * are parsed before it (getopt_long would otherwise permute the
+	 * replay's options into compare's and swallow the "--"). */
+	int own = argc;
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--") == 0) {
+			own = i;
+			break;
+		}
+	char **extra = argv + own + (own < argc);
+	int nextra = argc - own - (own < argc);
+	while ((c = getopt_long(own, argv, "p:s:f:o:qh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p': policy = optarg; break;
 		case 's':
@@ -317,19 +328,14 @@ int cmd_compare(int argc, char **argv)
 		default: fputs(usage, stderr); return EXIT_USAGE;
 		}
 	}
-	if (optind >= argc) {
+	if (optind >= own) {
 		fputs(usage, stderr);
 		return EXIT_USAGE;
 	}
 	const char *input = argv[optind++];
-	char **extra = argv + optind;
-	int nextra = argc - optind;
-	if (nextra > 0 && strcmp(extra[0], "--") == 0) {
-		extra++;
-		nextra--;
-	} else if (nextra > 0) {
-		return cli_error(EXIT_USAGE, "compare", "'%s': options for the replay go after --", extra[0]);
-	}
+	if (optind < own)
+		return cli_error(EXIT_USAGE, "compare", "'%s': one trace only; options for the replay go "
+				 "after --", argv[optind]);
 	if (!policy)
 		return cli_error(EXIT_USAGE, "compare", "--policy is required (see vmreplay run --list-policies)");
 	int sw = takes_swappiness(policy);

@@ -53,6 +53,49 @@ static void capture_swap(const struct vmr *v, char *spec, size_t len)
 		snprintf(spec, len, "ssd,size=%llu%s", (unsigned long long)size, extra);
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The pages the session cgroup had charged but on no LRU list (kernel
+ * memory, the per-CPU charge stock, isolated and batched pages): the
+ * median over the capture's memory.stat snapshots of usage minus the LRU
+ * sizes; 0 for a trace without them. */
+static uint64_t nonlru_pages(const struct vmr *v, uint64_t page_size)
+{
+	static const char *const lru[] = { "inactive_anon", "active_anon", "inactive_file",
+					   "active_file", "unevictable" };
+	int idx[6] = { -1, -1, -1, -1, -1, -1 };
+	for (int i = 0; i < VMR_NR_MEMCG; i++) {
+		if (strcmp(vmr_memcg_names[i], "usage") == 0)
+			idx[5] = i;
+		for (int k = 0; k < 5; k++)
+			if (strcmp(vmr_memcg_names[i], lru[k]) == 0)
+				idx[k] = i;
+	}
+	uint64_t *d = malloc((v->nr_memcg ? v->nr_memcg : 1) * sizeof(*d));
+	uint64_t n = 0, res = 0;
+	for (uint64_t s = 0; d && s < v->nr_memcg; s++) {
+		const uint64_t *x = v->memcg[s].v;
+		uint64_t sum = 0;
+		int ok = 1;
+		for (int k = 0; k < 6 && ok; k++)
+			ok = idx[k] >= 0 && x[idx[k]] != VMR_ABSENT;
+		for (int k = 0; k < 5 && ok; k++)
+			sum += x[idx[k]];
+		if (ok && x[idx[5]] >= sum)
+			d[n++] = (x[idx[5]] - sum) / page_size;
+	}
+	if (n) {
+		qsort(d, n, sizeof(*d), cmp_u64);
+		res = d[n / 2];
+	}
+	free(d);
+	return res;
+}
+
 int run_setup(const struct vmr *v, const struct run_request *r, struct engine_params *p,
 	      char *err, size_t errlen)
 {
@@ -110,6 +153,16 @@ int run_setup(const struct vmr *v, const struct run_request *r, struct engine_pa
 	if (p->page_cluster > 31)
 		p->page_cluster = 3;
 	p->vma_ra_enabled = meta_u64(v, "vma_ra_enabled", 1) != 0;
+	/* The capture's machine: its CPUs, its reads of memory.stat (each
+	 * flushes the statistics reclaim reads), what it charged beyond the
+	 * LRU. */
+	p->nr_cpus = (unsigned)meta_u64(v, "nr_cpus", 1);
+	p->cgroup_v1 = meta_u64(v, "capture_cgroup_version", 2) == 1;
+	if (!p->nr_cpus || p->nr_cpus > 4096)
+		p->nr_cpus = 1;
+	uint64_t period_ms = meta_u64(v, "capture_period_ms", 0);
+	p->stat_read_ns = v->nr_memcg >= 2 && period_ms <= 3600000 ? period_ms * NSEC_PER_MSEC : 0;
+	p->nonlru_pages = nonlru_pages(v, meta_u64(v, "page_size", 4096));
 	p->no_swap_device = no_swap;
 
 	/* The file system's device: the user's, else an SSD-like queue with

@@ -91,6 +91,10 @@ static inline struct scan_control sc_for(int priority, int target)
  * fixture_vmr's FILE_PAGES, may be NULL), opens it into V and runs it on
  * E with POL, swappiness 60, a memcg limit of LIMIT pages, SWAP pages of
  * SWAP_DEV, a 1 GiB node and an SSD for files. */
+/* The memory controller of replay_fixture's machine: cgroup v2 unless a
+ * test sets this (cgroup v1 has no dirty throttling: reclaim waits). */
+static int fixture_cgroup_v1;
+
 static inline void replay_fixture(struct engine *e, struct vmr *v, const char *path,
 				  const struct reclaim_policy *pol, const struct fixture_task *t,
 				  uint64_t nr_pages, const uint8_t *kinds, uint64_t limit,
@@ -100,6 +104,7 @@ static inline void replay_fixture(struct engine *e, struct vmr *v, const char *p
 	char err[256];
 	assert_int_equal(vmr_open(v, path, err, sizeof(err)), 0);
 	struct engine_params p = { .policy = pol, .swappiness = 60, .page_cluster = 3, .vma_ra_enabled = 1,
+				   .cgroup_v1 = fixture_cgroup_v1,
 				   .memory_limit = limit * 4096, .node_memory = 1ull << 30,
 				   .swap_size = swap * 4096, .seed = 1 };
 	assert_int_equal(backing_parse(swap_dev, &p.swap, NULL, err, sizeof(err)), 0);

@@ -23,11 +23,13 @@
 static void set_sizes(struct engine *e, int memcg, uint64_t ia, uint64_t aa, uint64_t inf, uint64_t af)
 {
 	/* Through update_lru_size, so that the ancestors' subtree sizes
-	 * (what lruvec_page_state reads) agree. */
+	 * agree, then flushed, so that lruvec_page_state reads them (the
+	 * box's machine has no CPU count: any pending update flushes). */
 	struct lruvec *lv = &e->memcgs[memcg].lruvec;
 	uint64_t want[NR_LRU_LISTS] = { ia, aa, inf, af };
 	for (int l = 0; l < NR_LRU_LISTS; l++)
 		update_lru_size(e, lv, l, (int64_t)(want[l] - lv->size[l]));
+	mem_cgroup_flush_stats(e, 0);
 }
 
 static void expect_scan(struct engine *e, struct scan_control *sc, int memcg,
@@ -159,6 +161,42 @@ static void two_touch(void **state)
 	folio_mark_accessed(e, 1);           /* third: referenced, stays */
 	assert_true(f->flags & PG_referenced);
 	assert_int_equal(e->vm[VM_pgactivate], 1);
+	box_free(&b);
+}
+
+/* ---- the statistics reclaim reads ------------------------------------------- */
+
+/* lruvec_page_state reads the memcg statistics of the last flush: a
+ * reader of memory.stat flushes once more updates are pending than the
+ * CPUs' batches of 64 hold; the periodic flusher flushes everything; the
+ * rate-limited flush of reclaim only when the periodic one is 4 s late. */
+static void stale_statistics(void **state)
+{
+	(void)state;
+	struct box b;
+	box_open(&b, policy_find("classic"), 16, 8, 0, 0, 60);
+	struct engine *e = &b.e;
+	e->p.nr_cpus = 2;                                 /* flush above 128 updates */
+	struct lruvec *lv = &e->memcgs[0].lruvec;
+	update_lru_size(e, lv, LRU_INACTIVE_ANON, 100);
+	assert_int_equal(lruvec_page_state(e, 0, LRU_INACTIVE_ANON), 0);
+	assert_int_equal(node_page_state(e, LRU_INACTIVE_ANON), 100);   /* exact */
+	mem_cgroup_flush_stats(e, 0);                     /* 100 pending: no */
+	assert_int_equal(lruvec_page_state(e, 0, LRU_INACTIVE_ANON), 0);
+	update_lru_size(e, lv, LRU_INACTIVE_ANON, -29);   /* 129 pending: yes */
+	mem_cgroup_flush_stats(e, 0);
+	assert_int_equal(lruvec_page_state(e, 0, LRU_INACTIVE_ANON), 71);
+	assert_int_equal(lv->stats_updates, 0);
+	update_lru_size(e, lv, LRU_ACTIVE_FILE, 500);
+	mem_cgroup_flush_stats_ratelimited(e, 0);         /* flushed at 0, now 0: no */
+	assert_int_equal(lruvec_page_state(e, 0, LRU_ACTIVE_FILE), 0);
+	e->sim.now = 4 * NSEC_PER_SEC + 1;                /* a full cycle late */
+	mem_cgroup_flush_stats_ratelimited(e, 0);
+	assert_int_equal(lruvec_page_state(e, 0, LRU_ACTIVE_FILE), 500);
+	update_lru_size(e, lv, LRU_ACTIVE_FILE, 1);
+	flush_memcg_stats_dwork(e);                       /* everything, whatever is pending */
+	assert_int_equal(lruvec_page_state(e, 0, LRU_ACTIVE_FILE), 501);
+	assert_int_equal(e->stats_flush_last, 4 * NSEC_PER_SEC + 1);
 	box_free(&b);
 }
 
@@ -455,6 +493,7 @@ int main(void)
 		cmocka_unit_test(scan_count_fract),
 		cmocka_unit_test(scan_count_modes),
 		cmocka_unit_test(inactive_low),
+		cmocka_unit_test(stale_statistics),
 		cmocka_unit_test(two_touch),
 		cmocka_unit_test(refault_distance),
 		cmocka_unit_test(proportional_stop),

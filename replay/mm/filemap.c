@@ -30,4 +30,6 @@ void folio_end_writeback(struct engine *e, uint32_t pfn)
 		f->flags &= ~PG_reclaim;
 		folio_rotate_reclaimable(e, pfn);
 	}
+	/* folio_wake_bit(PG_writeback): whoever waits for this write. */
+	sim_wake_all(&e->sim, folio_waitqueue(e, pfn));
 }

@@ -57,6 +57,12 @@ void mem_cgroup_init(struct engine *e, int idx, int parent, const char *name, in
  * nests deeper than the model holds. */
 int mem_cgroup_from_path(struct engine *e, const char *path, int swappiness);
 
+/* The statistics' flushes (lruvec_page_state reads the last one). */
+void mem_cgroup_flush_stats(struct engine *e, int memcg);
+void mem_cgroup_flush_stats_ratelimited(struct engine *e, int memcg);
+void flush_memcg_stats_dwork(struct engine *e);
+void memcg_stat_read(struct engine *e);
+
 static inline int mem_cgroup_swappiness(const struct engine *e, int memcg)
 {
 	return e->memcgs[memcg < 0 ? 0 : memcg].swappiness;

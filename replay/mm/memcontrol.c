@@ -1,12 +1,18 @@
 /*
  * memcontrol.c — memory cgroups, after mm/memcontrol.c and
  * mm/page_counter.c: the tree the trace's cgroups form, hierarchical
- * charging against memory.max, and try_charge_memcg's reclaim, retry
- * and OOM rules.
+ * charging against memory.max, try_charge_memcg's reclaim, retry and OOM
+ * rules, and the statistics' rstat flushes: readers of lruvec_page_state
+ * see the values of the last flush, made every 2 s by the periodic
+ * flusher, by a reader of memory.stat when enough updates are pending,
+ * and by the rate-limited flushes of reclaim when the periodic one is
+ * late.
  *
  * Left out (DEVIATIONS.md): memory.min/low/high, the per-CPU charge
- * stock and its drain, memsw, kernel memory, socket memory; the
- * statistics are exact where the kernel's are flushed lazily.
+ * stock and its drain (its pages, kernel memory and others the session
+ * charged outside the LRU come as one charge measured by the capture),
+ * memsw, socket memory; pending updates are counted for the statistics
+ * the model keeps (LRU sizes, workingset activations), not every one.
  */
 #include "internal.h"
 #include "vmscan.h"
@@ -120,4 +126,58 @@ int mem_cgroup_from_path(struct engine *e, const char *path, int swappiness)
 		p += n + (slash ? 1 : 0);
 	}
 	return parent;
+}
+
+/* ---- statistics -------------------------------------------------------- */
+
+/* FLUSH_TIME: the periodic flusher's interval (2 * HZ). */
+#define FLUSH_TIME_NS (2 * NSEC_PER_SEC)
+/* MEMCG_CHARGE_BATCH: updates a CPU may hold before they count. */
+#define MEMCG_CHARGE_BATCH 64
+
+/* do_flush_stats: the statistics of MEMCG's subtree become current. */
+static void do_flush_stats(struct engine *e, int memcg)
+{
+	for (int m = memcg; m < e->nr_memcgs; m++) {
+		if (m != memcg && !memcg_is_under(e, m, memcg))
+			continue;
+		struct lruvec *lv = &e->memcgs[m].lruvec;
+		memcpy(lv->stat, lv->subtree_size, sizeof(lv->stat));
+		memcpy(lv->stat_workingset_activate, lv->workingset_activate,
+		       sizeof(lv->stat_workingset_activate));
+		lv->stats_updates = 0;
+	}
+	if (memcg == 0)
+		e->stats_flush_last = e->sim.now;
+}
+
+/* mem_cgroup_flush_stats: flush when more updates are pending than the
+ * CPUs' batches hold (memcg_vmstats_needs_flush). */
+void mem_cgroup_flush_stats(struct engine *e, int memcg)
+{
+	if (e->memcgs[memcg].lruvec.stats_updates > MEMCG_CHARGE_BATCH * (uint64_t)e->p.nr_cpus)
+		do_flush_stats(e, memcg);
+}
+
+/* mem_cgroup_flush_stats_ratelimited: only when the periodic flusher is a
+ * full cycle late. */
+void mem_cgroup_flush_stats_ratelimited(struct engine *e, int memcg)
+{
+	if (e->sim.now > e->stats_flush_last + 2 * FLUSH_TIME_NS)
+		mem_cgroup_flush_stats(e, memcg);
+}
+
+/* flush_memcg_stats_dwork: every FLUSH_TIME, everything. */
+void flush_memcg_stats_dwork(struct engine *e)
+{
+	do_flush_stats(e, 0);
+	sim_at(&e->sim, e->sim.now + FLUSH_TIME_NS, EV_STATS_FLUSH, 0, 0);
+}
+
+/* The capture read the session cgroup's memory.stat every period
+ * (memcg_stat_show flushes it): so does the replay of its session. */
+void memcg_stat_read(struct engine *e)
+{
+	mem_cgroup_flush_stats(e, e->nr_memcgs > 1 ? 1 : 0);
+	sim_at(&e->sim, e->sim.now + e->p.stat_read_ns, EV_STATS_READ, 0, 0);
 }

@@ -100,6 +100,11 @@ struct lruvec {
 	uint64_t nonresident_age;              /* workingset clock          */
 	uint64_t refaults[ANON_AND_FILE];      /* snapshot_refaults         */
 	uint64_t workingset_activate[ANON_AND_FILE];
+	/* The memcg statistics as readers of lruvec_page_state see them: as
+	 * of the last rstat flush (memcontrol.c), and the updates since. */
+	uint64_t stat[NR_LRU_LISTS];
+	uint64_t stat_workingset_activate[ANON_AND_FILE];
+	uint64_t stats_updates;
 	int congested;                         /* LRUVEC_CGROUP_CONGESTED   */
 };
 

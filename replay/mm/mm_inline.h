@@ -30,13 +30,16 @@ static inline enum lru_list folio_lru_list(const struct folio *f)
 
 /* update_lru_size: a list of LV grew by NR (or shrank).  The kernel's
  * __mod_lruvec_state makes the memcg statistics hierarchical; here the
- * subtree sizes of every ancestor are kept current at the same moment,
- * so lruvec_page_state is a read, not a walk of the subtree. */
+ * subtree sizes of every ancestor are kept current at the same moment
+ * (what a flush of the statistics would make them), and each ancestor
+ * counts the update it has pending (memcg_rstat_updated). */
 static inline void update_lru_size(struct engine *e, struct lruvec *lv, enum lru_list lru, int64_t nr)
 {
 	lv->size[lru] += (uint64_t)nr;
-	for (int m = lv->memcg; m >= 0; m = e->memcgs[m].parent)
+	for (int m = lv->memcg; m >= 0; m = e->memcgs[m].parent) {
 		e->memcgs[m].lruvec.subtree_size[lru] += (uint64_t)nr;
+		e->memcgs[m].lruvec.stats_updates += (uint64_t)(nr < 0 ? -nr : nr);
+	}
 }
 
 static inline void lruvec_add_folio(struct engine *e, struct lruvec *lv, uint32_t pfn)

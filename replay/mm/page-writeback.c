@@ -90,7 +90,7 @@ void folio_mark_dirty(struct engine *e, uint32_t pfn)
 	}
 	/* balance_dirty_pages' background threshold: 10% of what could
 	 * hold page cache starts the flusher early. */
-	if (e->node.nr_dirty * 10 > e->node.nr_free + lruvec_page_state(e, 0, LRU_INACTIVE_FILE) +
-				    lruvec_page_state(e, 0, LRU_ACTIVE_FILE))
+	if (e->node.nr_dirty * 10 > e->node.nr_free + node_page_state(e, LRU_INACTIVE_FILE) +
+				    node_page_state(e, LRU_ACTIVE_FILE))
 		wakeup_flusher_threads(e);
 }

@@ -72,19 +72,22 @@ void folio_rotate_reclaimable(struct engine *e, uint32_t pfn)
 	count_vm_events(e, VM_pgrotated, 1);
 }
 
-/* All four evictable lists of the memcg's subtree. */
+/* All four evictable lists of the memcg's subtree, as its statistics
+ * say (lruvec_page_state). */
 static uint64_t lruvec_lru_pages(const struct engine *e, int memcg)
 {
-	const uint64_t *sz = e->memcgs[memcg].lruvec.subtree_size;
+	const uint64_t *sz = e->memcgs[memcg].lruvec.stat;
 	return sz[0] + sz[1] + sz[2] + sz[3];
 }
 
 /* lru_note_cost: reclaim of TYPE cost NR_IO writes and NR_ROTATED
  * rotations; the cost ages (halves) once it exceeds a quarter of the
- * lruvec, for the lruvec and every ancestor. */
+ * lruvec, for the lruvec and every ancestor.  No cost, no ageing. */
 void lru_note_cost(struct engine *e, int memcg, int file, uint64_t nr_io, uint64_t nr_rotated)
 {
 	uint64_t cost = nr_io * SWAP_CLUSTER_MAX + nr_rotated;
+	if (!cost)
+		return;
 	for (int m = memcg; m >= 0; m = e->memcgs[m].parent) {
 		struct lruvec *lv = &e->memcgs[m].lruvec;
 		if (file)

@@ -57,8 +57,9 @@ int too_many_isolated(struct engine *e, int file, struct scan_control *sc)
 {
 	if (current_is_kswapd(sc))
 		return 0;
-	/* writeback_throttling_sane: cgroup v2 semantics (DEVIATIONS.md). */
-	uint64_t inactive = lruvec_page_state(e, 0, file ? LRU_INACTIVE_FILE : LRU_INACTIVE_ANON);
+	if (!writeback_throttling_sane(e, sc))
+		return 0;
+	uint64_t inactive = node_page_state(e, file ? LRU_INACTIVE_FILE : LRU_INACTIVE_ANON);
 	uint64_t isolated = e->node.nr_isolated[file];
 	if (sc->gfp_io_fs)
 		inactive >>= 3;
@@ -178,10 +179,23 @@ uint64_t shrink_folio_list(struct engine *e, uint32_t *list, uint32_t *nr, struc
 				goto activate_locked;
 			}
 			/* Case 2: mark it for immediate reclaim and continue
-			 * scanning (writeback throttling is sane here). */
-			f->flags |= PG_reclaim;
-			stat->nr_writeback++;
-			goto activate_locked;
+			 * scanning, where writeback throttling is sane (or
+			 * the folio is new to reclaim, or nobody could wait). */
+			if (writeback_throttling_sane(e, sc) || !(f->flags & PG_reclaim) ||
+			    !sc->gfp_io_fs || !e->sim.current) {
+				f->flags |= PG_reclaim;
+				stat->nr_writeback++;
+				goto activate_locked;
+			}
+			/* Case 3: cgroup v1 memcg reclaim met a folio it marked
+			 * before: it has no dirty throttling and could OOM with
+			 * everything in writeback, so it waits for the write
+			 * and tries the folio again. */
+			while ((f->flags & PG_writeback) && !fatal_signal_pending(e, sc->sim.task))
+				sim_wait(&e->sim, folio_waitqueue(e, pfn), NSEC_PER_SEC);
+			sc->nr_scanned--;
+			i--;
+			continue;
 		}
 
 		references = folio_check_references(e, pfn, sc);
@@ -343,9 +357,14 @@ static uint64_t shrink_inactive_list(struct engine *e, uint64_t nr_to_scan, int 
 
 	lru_note_cost(e, memcg, file, stat.nr_pageout, nr_scanned - nr_reclaimed);
 
-	/* Dirty folios that nobody queued for IO: the flushers are behind. */
-	if (stat.nr_unqueued_dirty == nr_taken)
+	/* Dirty folios that nobody queued for IO: the flushers are behind.
+	 * For cgroup v1, which has no dirty throttling, this is it: wait for
+	 * some writeback (and the folios marked now in shrink_folio_list). */
+	if (stat.nr_unqueued_dirty == nr_taken) {
 		wakeup_flusher_threads(e);
+		if (!writeback_throttling_sane(e, sc))
+			reclaim_throttle(e, VMSCAN_THROTTLE_WRITEBACK);
+	}
 
 	sc->nr.dirty += stat.nr_dirty;
 	sc->nr.congested += stat.nr_congested;
@@ -663,12 +682,12 @@ static void prepare_scan_control(struct engine *e, struct scan_control *sc)
 	/* Deactivate active folios only when the inactive list is low or
 	 * refaults show the active list is the workingset being thrashed. */
 	if (!sc->force_deactivate) {
-		if (tlv->workingset_activate[LRU_ANON] != tlv->refaults[LRU_ANON] ||
+		if (tlv->stat_workingset_activate[LRU_ANON] != tlv->refaults[LRU_ANON] ||
 		    inactive_is_low(e, target, LRU_INACTIVE_ANON))
 			sc->may_deactivate |= DEACTIVATE_ANON;
 		else
 			sc->may_deactivate &= ~DEACTIVATE_ANON;
-		if (tlv->workingset_activate[LRU_FILE] != tlv->refaults[LRU_FILE] ||
+		if (tlv->stat_workingset_activate[LRU_FILE] != tlv->refaults[LRU_FILE] ||
 		    inactive_is_low(e, target, LRU_INACTIVE_FILE))
 			sc->may_deactivate |= DEACTIVATE_FILE;
 		else
@@ -688,9 +707,9 @@ static void prepare_scan_control(struct engine *e, struct scan_control *sc)
 	 * does the window for rotation from references.  Global only. */
 	if (!cgroup_reclaim(sc)) {
 		uint64_t free = e->node.nr_free;
-		uint64_t nfile = lruvec_page_state(e, 0, LRU_ACTIVE_FILE) +
-				 lruvec_page_state(e, 0, LRU_INACTIVE_FILE);
-		uint64_t anon = lruvec_page_state(e, 0, LRU_INACTIVE_ANON);
+		uint64_t nfile = node_page_state(e, LRU_ACTIVE_FILE) +
+				 node_page_state(e, LRU_INACTIVE_FILE);
+		uint64_t anon = node_page_state(e, LRU_INACTIVE_ANON);
 		sc->file_is_tiny = nfile + free <= e->node.watermark[WMARK_HIGH] &&
 				   !(sc->may_deactivate & DEACTIVATE_ANON) && (anon >> sc->priority);
 	}
@@ -761,8 +780,8 @@ int pgdat_balanced(const struct engine *e)
 static void snapshot_refaults(struct engine *e, int target_memcg)
 {
 	struct lruvec *lv = &e->memcgs[target_memcg < 0 ? 0 : target_memcg].lruvec;
-	lv->refaults[LRU_ANON] = lv->workingset_activate[LRU_ANON];
-	lv->refaults[LRU_FILE] = lv->workingset_activate[LRU_FILE];
+	lv->refaults[LRU_ANON] = lv->stat_workingset_activate[LRU_ANON];
+	lv->refaults[LRU_FILE] = lv->stat_workingset_activate[LRU_FILE];
 }
 
 /* consider_reclaim_throttle: global direct reclaim that makes no progress

@@ -23,10 +23,16 @@ enum folio_references {
 	FOLIOREF_ACTIVATE,
 };
 
-/* lruvec_page_state(NR_LRU_BASE + lru): hierarchical, like memcg stats. */
+/* lruvec_page_state(NR_LRU_BASE + lru): the memcg's hierarchical
+ * statistic as of its last flush (memcontrol.c), as the kernel's reads it. */
 static inline uint64_t lruvec_page_state(const struct engine *e, int memcg, enum lru_list lru)
 {
-	return e->memcgs[memcg].lruvec.subtree_size[lru];
+	return e->memcgs[memcg].lruvec.stat[lru];
+}
+/* node_page_state(NR_LRU_BASE + lru): the node's own counter, exact. */
+static inline uint64_t node_page_state(const struct engine *e, enum lru_list lru)
+{
+	return e->memcgs[0].lruvec.subtree_size[lru];
 }
 /* lruvec_lru_size: the memcg's own list (not its children's). */
 static inline uint64_t lruvec_lru_size(const struct engine *e, int memcg, enum lru_list lru)
@@ -34,6 +40,12 @@ static inline uint64_t lruvec_lru_size(const struct engine *e, int memcg, enum l
 	return e->memcgs[memcg].lruvec.size[lru];
 }
 int can_reclaim_anon_pages(const struct engine *e, int memcg);
+/* writeback_throttling_sane: global reclaim, or a cgroup v2 memcg's
+ * (cgroup v1 has no dirty throttling of its own: reclaim waits instead). */
+static inline int writeback_throttling_sane(const struct engine *e, const struct scan_control *sc)
+{
+	return !cgroup_reclaim(sc) || !e->p.cgroup_v1;
+}
 static inline int can_age_anon_pages(const struct engine *e)
 {
 	return e->swap_slots > 0;       /* total_swap_pages > 0 */

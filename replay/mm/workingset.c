@@ -129,8 +129,10 @@ void workingset_eviction(struct engine *e, uint32_t pfn, int target_memcg)
  * as memcg statistics are hierarchical. */
 static void count_ws(struct engine *e, int memcg, int file)
 {
-	for (int m = memcg; m >= 0; m = e->memcgs[m].parent)
+	for (int m = memcg; m >= 0; m = e->memcgs[m].parent) {
 		e->memcgs[m].lruvec.workingset_activate[file]++;
+		e->memcgs[m].lruvec.stats_updates++;
+	}
 }
 
 /* workingset_refault: called when a folio with a shadow is faulted back

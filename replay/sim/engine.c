@@ -231,6 +231,15 @@ int engine_init(struct engine *e, const struct vmr *v, const struct engine_param
 			e->memcgs[m].max = cl.l[i].limit / page_size;
 	}
 
+	/* What the session had charged outside the LRU (kernel memory, the
+	 * per-CPU charge stock, pages between lists), as the capture measured
+	 * it: it holds memory from the start and reclaim never frees it. */
+	if (e->nr_memcgs > 1 && p->nonlru_pages) {
+		for (int m = 1; m >= 0; m = e->memcgs[m].parent)
+			e->memcgs[m].usage += p->nonlru_pages;
+		e->node.nr_free -= p->nonlru_pages < e->node.nr_free ? p->nonlru_pages : e->node.nr_free;
+	}
+
 	if (backing_init(&e->swap, &p->swap) != 0 || backing_init(&e->file, &p->file) != 0)
 		goto oom;
 	e->swap_slots = p->swap_size / page_size;
@@ -295,6 +304,9 @@ int engine_init(struct engine *e, const struct vmr *v, const struct engine_param
 	if (sim_thread_start(&e->sim, &e->kswapd, kswapd_main, e) != 0)
 		goto oom;
 	wb_wakeup_delayed(e);
+	sim_at(&e->sim, 2 * NSEC_PER_SEC, EV_STATS_FLUSH, 0, 0);
+	if (p->stat_read_ns)
+		sim_at(&e->sim, p->stat_read_ns, EV_STATS_READ, 0, 0);
 	return 0;
 oom:
 	snprintf(err, errlen, "out of memory setting up the replay");
@@ -321,6 +333,12 @@ int engine_run(struct engine *e)
 			break;
 		case EV_FLUSH:
 			wb_workfn(e, (int)ev.id);
+			break;
+		case EV_STATS_FLUSH:
+			flush_memcg_stats_dwork(e);
+			break;
+		case EV_STATS_READ:
+			memcg_stat_read(e);
 			break;
 		}
 		progress_update(pr, e->tasks_done);

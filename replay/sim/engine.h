@@ -36,6 +36,10 @@ struct engine_params {
 	uint64_t swap_size;          /* bytes; 0: no swap */
 	int no_swap_device;          /* "--swap none" (reports say so) */
 	unsigned page_cluster;       /* vm.page-cluster: read-ahead of 2^N slots at most */
+	unsigned nr_cpus;            /* the machine's CPUs (the stats' batches) */
+	int cgroup_v1;               /* the memory controller is cgroup v1's */
+	simtime_t stat_read_ns;      /* memory.stat read this often (a capture's); 0 never */
+	uint64_t nonlru_pages;       /* charged to the session, on no LRU (kernel memory, stock) */
 	int vma_ra_enabled;          /* /sys/kernel/mm/swap/vma_ra_enabled */
 	struct backing_params file;  /* the file system's device */
 	uint64_t seed;
@@ -51,6 +55,8 @@ enum ev_kind {
 	EV_TASK,          /* a task's next record is due            */
 	EV_IO_DONE,       /* writeback of folio ID completed        */
 	EV_FLUSH,         /* the flusher's run: ID 0 periodic, 1 kicked */
+	EV_STATS_FLUSH,   /* the memcg statistics' periodic flush   */
+	EV_STATS_READ,    /* the capture read memory.stat           */
 };
 
 struct process {
@@ -130,6 +136,7 @@ struct engine {
 	uint64_t nr_dirty_list, cap_dirty_list;
 	int flusher_kicked;
 
+	simtime_t stats_flush_last;  /* the last flush of everything */
 	struct records records;      /* records/records.h */
 	struct progress progress;
 	simtime_t deadline, end_time;

@@ -11,13 +11,12 @@
 
 /* lru_gen_too_many_isolated: more of TYPE isolated from this lruvec than
  * its evictable pages / MIN_NR_GENS (an eighth of them first, for callers
- * allowed IO and FS).  Never for kswapd; writeback throttling is always
- * sane here (cgroup v2). */
+ * allowed IO and FS).  Never for kswapd, nor where writeback throttling
+ * is not sane (cgroup v1 limit reclaim). */
 int lru_gen_too_many_isolated(struct engine *e, const struct lru_gen_folio *lrugen, int type,
 			      const struct scan_control *sc)
 {
-	(void)e;
-	if (current_is_kswapd(sc))
+	if (current_is_kswapd(sc) || !writeback_throttling_sane(e, sc))
 		return 0;
 	uint64_t evictable = lruvec_type_evictable_size(lrugen, type);
 	if (sc->gfp_io_fs)

@@ -142,9 +142,9 @@ void set_initial_priority(struct engine *e, struct scan_control *sc)
 {
 	if (sc->priority != DEF_PRIORITY || sc->nr_to_reclaim < MIN_LRU_BATCH)
 		return;
-	uint64_t reclaimable = lruvec_page_state(e, 0, LRU_INACTIVE_FILE);
+	uint64_t reclaimable = node_page_state(e, LRU_INACTIVE_FILE);
 	if (can_reclaim_anon_pages(e, 0))
-		reclaimable += lruvec_page_state(e, 0, LRU_INACTIVE_ANON);
+		reclaimable += node_page_state(e, LRU_INACTIVE_ANON);
 	int priority = fls_long(reclaimable) - 1 - fls_long(sc->nr_to_reclaim - 1);
 	sc->priority = priority < DEF_PRIORITY / 2 ? DEF_PRIORITY / 2 :
 		       priority > DEF_PRIORITY ? DEF_PRIORITY : priority;

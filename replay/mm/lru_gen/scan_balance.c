@@ -33,9 +33,9 @@ void lru_gen_scan_balance(struct engine *e, int memcg, struct scan_control *sc, 
 	} else {
 		int file_is_tiny = 0;
 		if (!cgroup_reclaim(sc)) {
-			uint64_t file = lruvec_page_state(e, 0, LRU_ACTIVE_FILE) +
-					lruvec_page_state(e, 0, LRU_INACTIVE_FILE);
-			uint64_t anon = lruvec_page_state(e, 0, LRU_INACTIVE_ANON);
+			uint64_t file = node_page_state(e, LRU_ACTIVE_FILE) +
+					node_page_state(e, LRU_INACTIVE_FILE);
+			uint64_t anon = node_page_state(e, LRU_INACTIVE_ANON);
 			file_is_tiny = file + e->node.nr_free <= e->node.watermark[WMARK_HIGH] &&
 				       (anon >> sc->priority);
 		}
