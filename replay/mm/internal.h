@@ -78,6 +78,12 @@ int out_of_memory(struct engine *e, int scope);
 int folio_alloc_swap(struct engine *e, uint32_t pfn);
 /* folio_free_swap: the folio's slot is freed (it stays resident). */
 void folio_free_swap(struct engine *e, uint32_t pfn);
+/* vm_swap_full (mem_cgroup_swap_full for cgroup v1 and for memcgs with
+ * no swap limit): more than half the swap space is in use. */
+static inline int vm_swap_full(const struct engine *e)
+{
+	return e->swap_used * 2 > e->swap_slots;
+}
 /* The slots' positions, for swap_cluster_readahead.  0, or -1. */
 int swap_slots_init(struct engine *e);
 void swap_slots_free(struct engine *e);

@@ -118,11 +118,14 @@ int fault_in(struct engine *e, struct task_state *t, uint32_t pfn, unsigned op, 
 	if (!file)
 		f->flags |= PG_swapbacked;
 	if (f->flags & PG_swapped) {
-		/* Swap-in: the copy stays in swap (a clean folio reclaim can
-		 * drop), unless this is a write fault (should_try_to_free_swap). */
+		/* Swap-in (do_swap_page).  A synchronous device (zram) reads
+		 * around the swap cache and frees the slot at once; otherwise
+		 * the copy stays in swap, for a clean reclaim to drop, unless
+		 * should_try_to_free_swap: a write fault, or swap more than
+		 * half full.  A read-ahead page keeps its slot until mapped. */
 		f->flags &= ~PG_swapped;
 		f->flags |= PG_swapcache;
-		if (op == VMR_OP_STORE)
+		if (!readahead && (e->swap.p.sync || op == VMR_OP_STORE || vm_swap_full(e)))
 			folio_free_swap(e, pfn);
 	}
 	/* lru_gen_enter_fault: a fault through the page tables (not a
@@ -195,9 +198,13 @@ int access_page(struct engine *e, struct task_state *t, uint32_t pfn, unsigned o
 		if (!(f->flags & PG_mapped)) {
 			count_vm_events(e, VM_pgfault, 1);   /* minor: map a cached page */
 			f->flags |= PG_mapped;
-			/* do_swap_page found it in the swap cache. */
-			if (f->flags & PG_swapcache)
+			/* do_swap_page found it in the swap cache; then
+			 * should_try_to_free_swap, as for a swap-in. */
+			if (f->flags & PG_swapcache) {
 				swap_ra_hit(e, t->proc, pfn, !!(f->flags & PG_readahead));
+				if (op == VMR_OP_LOAD && vm_swap_full(e))
+					folio_free_swap(e, pfn);
+			}
 			f->flags &= ~PG_readahead;
 		}
 		f->flags |= PG_young;

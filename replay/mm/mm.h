@@ -167,7 +167,8 @@ struct scan_control {
 	int priority;
 	unsigned may_writepage:1, may_unmap:1, may_swap:1, may_deactivate:2,
 		 force_deactivate:1, skipped_deactivate:1, cache_trim_mode:1,
-		 file_is_tiny:1, memcg_full_walk:1;
+		 file_is_tiny:1, memcg_full_walk:1, no_cache_trim_mode:1,
+		 cache_trim_mode_failed:1;
 	unsigned gfp_io_fs:1;        /* gfp_mask has __GFP_IO and __GFP_FS */
 	uint64_t anon_cost, file_cost;
 	uint64_t nr_scanned, nr_reclaimed;

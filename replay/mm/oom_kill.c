@@ -43,5 +43,7 @@ int out_of_memory(struct engine *e, int scope)
 	for (uint32_t t = 0; t < e->nr_tasks; t++)
 		if (e->tasks[t].proc == victim)
 			e->tasks[t].killed = 1;
+	/* SIGKILL ends the victim's killable waits (throttle_direct_reclaim). */
+	sim_wake_all(&e->sim, &e->pfmemalloc_wait);
 	return 1;
 }

@@ -31,6 +31,20 @@ int can_reclaim_anon_pages(const struct engine *e, int memcg)
 
 /* ---- throttling ------------------------------------------------------ */
 
+/* skip_throttle_noprogress: no point waiting for progress when kswapd
+ * has given up (the node is near OOM), or when too little of what could
+ * be reclaimed is under writeback for waiting to help. */
+static int skip_throttle_noprogress(const struct engine *e)
+{
+	if (e->node.kswapd_failures >= MAX_RECLAIM_RETRIES)
+		return 1;
+	uint64_t reclaimable = node_page_state(e, LRU_INACTIVE_FILE) + node_page_state(e, LRU_ACTIVE_FILE);
+	if (can_reclaim_anon_pages(e, 0))
+		reclaimable += node_page_state(e, LRU_INACTIVE_ANON) + node_page_state(e, LRU_ACTIVE_ANON);
+	uint64_t write_pending = e->node.nr_dirty + e->node.nr_writeback;   /* NR_ZONE_WRITE_PENDING */
+	return 2 * write_pending <= reclaimable;
+}
+
 /* reclaim_throttle: sleep on the node's queue for REASON.  The timeouts
  * are the kernel's; kswapd never throttles on ISOLATED/NOPROGRESS/
  * CONGESTED (current_is_kswapd exemption is in the callers). */
@@ -45,6 +59,9 @@ void reclaim_throttle(struct engine *e, enum vmscan_throttle_state reason)
 	if (!e->sim.current)
 		return;
 	struct pglist_data *pgdat = &e->node;
+	if ((reason == VMSCAN_THROTTLE_CONGESTED || reason == VMSCAN_THROTTLE_NOPROGRESS) &&
+	    skip_throttle_noprogress(e))
+		return;
 	if (reason == VMSCAN_THROTTLE_WRITEBACK && !sim_waitq_active(&pgdat->reclaim_wait[reason]))
 		pgdat->nr_reclaim_start = pgdat->nr_throttled_written;
 	count_vm_events(e, VM_mm_vmscan_throttled, 1);
@@ -235,6 +252,11 @@ uint64_t shrink_folio_list(struct engine *e, uint32_t *list, uint32_t *nr, struc
 				goto keep_locked;
 			if (!sc->may_writepage)
 				goto keep_locked;
+			/* pageout: reclaim writes only swap-backed folios; a
+			 * regular file's is PAGE_ACTIVATE, left to the flushers
+			 * (since the ->writepage removal). */
+			if (file)
+				goto activate_locked;
 			if (!pageout(e, pfn, &sync_time)) {
 				stat->nr_pageout++;
 				goto keep_locked;       /* in flight */
@@ -250,7 +272,7 @@ uint64_t shrink_folio_list(struct engine *e, uint32_t *list, uint32_t *nr, struc
 
 activate_locked:
 		/* Not worth keeping a swap slot for a folio that stays. */
-		if ((f->flags & PG_swapcache) && e->swap_used * 2 > e->swap_slots)
+		if ((f->flags & PG_swapcache) && vm_swap_full(e))
 			folio_free_swap(e, pfn);
 		f->flags |= PG_active;
 		stat->nr_activate[file]++;
@@ -699,7 +721,8 @@ static void prepare_scan_control(struct engine *e, struct scan_control *sc)
 	/* If we have plenty of inactive file pages that aren't thrashing,
 	 * try to reclaim those first before touching anonymous pages. */
 	uint64_t file = lruvec_page_state(e, target, LRU_INACTIVE_FILE);
-	sc->cache_trim_mode = (file >> sc->priority) && !(sc->may_deactivate & DEACTIVATE_FILE);
+	sc->cache_trim_mode = (file >> sc->priority) && !(sc->may_deactivate & DEACTIVATE_FILE) &&
+			      !sc->no_cache_trim_mode;
 
 	/* Prevent the reclaimer from falling into the cache trap: as cache
 	 * pages start out inactive, every cache fault will tip the scan
@@ -750,10 +773,10 @@ static void shrink_node(struct engine *e, struct scan_control *sc)
 	/* All dirty folios seen were already queued for IO: congested. */
 	int target = sc->target_mem_cgroup < 0 ? 0 : sc->target_mem_cgroup;
 	if (sc->nr.dirty && sc->nr.dirty == sc->nr.congested) {
-		if (cgroup_reclaim(sc))
-			e->memcgs[target].lruvec.congested = 1;
-		else if (current_is_kswapd(sc))
-			e->memcgs[0].lruvec.congested = 1;
+		if (cgroup_reclaim(sc) && writeback_throttling_sane(e, sc))
+			e->memcgs[target].lruvec.congested = 1;      /* LRUVEC_CGROUP_CONGESTED */
+		if (current_is_kswapd(sc))
+			e->memcgs[0].lruvec.congested = 1;           /* LRUVEC_NODE_CONGESTED */
 	}
 	/* Stall direct reclaimers on congestion rather than let them
 	 * scan the LRU into the ground. */
@@ -766,6 +789,8 @@ static void shrink_node(struct engine *e, struct scan_control *sc)
 
 	if (node_reclaimed)
 		pgdat->kswapd_failures = 0;
+	else if (sc->cache_trim_mode)
+		sc->cache_trim_mode_failed = 1;
 }
 
 /* ---- the drivers ------------------------------------------------------ */
@@ -854,21 +879,31 @@ static void init_sc(struct scan_control *sc, uint32_t task)
 	sc->target_mem_cgroup = -1;
 }
 
-/* allow_direct_reclaim: is there still half the min reserve free? */
-static int allow_direct_reclaim(const struct engine *e)
+/* allow_direct_reclaim: is there still half the min reserve free?  A
+ * hopeless kswapd lets everyone reclaim; a reclaimer that is held back
+ * makes sure kswapd is awake. */
+static int allow_direct_reclaim(struct engine *e)
 {
-	return e->node.nr_free > e->node.watermark[WMARK_MIN] / 2;
+	if (e->node.kswapd_failures >= MAX_RECLAIM_RETRIES)
+		return 1;
+	int wmark_ok = e->node.nr_free > e->node.watermark[WMARK_MIN] / 2;
+	if (!wmark_ok)
+		wakeup_kswapd(e);
+	return wmark_ok;
 }
 
-/* throttle_direct_reclaim: with the pfmemalloc reserve nearly gone,
- * direct reclaimers wait (up to HZ) for kswapd to restore it. */
-static void throttle_direct_reclaim(struct engine *e)
+/* throttle_direct_reclaim: with the pfmemalloc reserve nearly gone, a
+ * __GFP_FS direct reclaimer waits (killable, untimed) until kswapd has
+ * restored it.  The wait is bounded here by a minute of virtual time, a
+ * safety net for a replay that would otherwise stop (DEVIATIONS.md). */
+static void throttle_direct_reclaim(struct engine *e, uint32_t task)
 {
-	if (allow_direct_reclaim(e))
+	if (fatal_signal_pending(e, task) || allow_direct_reclaim(e))
 		return;
 	count_vm_events(e, VM_pgscan_direct_throttle, 1);
-	wakeup_kswapd(e);
-	sim_wait(&e->sim, &e->pfmemalloc_wait, NSEC_PER_SEC);
+	simtime_t until = e->sim.now + 60 * NSEC_PER_SEC;
+	while (!allow_direct_reclaim(e) && !fatal_signal_pending(e, task) && e->sim.now < until)
+		sim_wait(&e->sim, &e->pfmemalloc_wait, until - e->sim.now);
 }
 
 uint64_t try_to_free_pages(struct engine *e, uint32_t task)
@@ -876,7 +911,7 @@ uint64_t try_to_free_pages(struct engine *e, uint32_t task)
 	struct scan_control sc;
 	init_sc(&sc, task);
 	sc.nr_to_reclaim = SWAP_CLUSTER_MAX;
-	throttle_direct_reclaim(e);
+	throttle_direct_reclaim(e, task);
 	record_reclaim_begin(e, &sc, RECLAIM_DIRECT);
 	uint64_t nr = do_try_to_free_pages(e, &sc);
 	record_reclaim_end(e, &sc);
@@ -946,6 +981,7 @@ static void balance_pgdat(struct engine *e)
 	sc.sim.kswapd = 1;
 	count_vm_events(e, VM_pageoutrun, 1);
 	record_reclaim_begin(e, &sc, RECLAIM_KSWAPD);
+restart:
 	sc.priority = DEF_PRIORITY;
 	do {
 		uint64_t nr_reclaimed = sc.nr_reclaimed;
@@ -965,19 +1001,30 @@ static void balance_pgdat(struct engine *e)
 		if (raise_priority || !nr_reclaimed)
 			sc.priority--;
 	} while (sc.priority >= 1);
+	/* The whole priority loop in cache-trim mode reclaimed nothing:
+	 * once more without it. */
+	if (!sc.nr_reclaimed && sc.priority < 1 && !sc.no_cache_trim_mode && sc.cache_trim_mode_failed) {
+		sc.no_cache_trim_mode = 1;
+		goto restart;
+	}
 	if (!sc.nr_reclaimed)
 		e->node.kswapd_failures++;
 	snapshot_refaults(e, -1);
 	record_reclaim_end(e, &sc);
 }
 
-/* prepare_kswapd_sleep: balanced, or hopeless. */
+/* prepare_kswapd_sleep: balanced, or hopeless.  Nobody should wait on
+ * pfmemalloc_wait while kswapd sleeps: they are woken (and throttle
+ * again if that was premature). */
 static int prepare_kswapd_sleep(struct engine *e)
 {
+	if (sim_waitq_active(&e->pfmemalloc_wait))
+		sim_wake_all(&e->sim, &e->pfmemalloc_wait);
 	if (e->node.kswapd_failures >= MAX_RECLAIM_RETRIES)
 		return 1;
 	if (pgdat_balanced(e)) {
 		/* clear_pgdat_congested: the node is fine again. */
+		e->memcgs[0].lruvec.congested = 0;
 		e->node.pgdat_dirty = e->node.pgdat_writeback = 0;
 		return 1;
 	}
