@@ -105,7 +105,7 @@ PATH_DEFS := -DVMREPLAY_PKGLIBEXECDIR='"$(pkglibexecdir)"' \
 
 .SECONDARY:
 .PHONY: all programs man deps deps-slurm deps-deb check check-asan check-unit \
-        bench figures clean test-build install uninstall deb FORCE
+        bench figures fidelity clean test-build install uninstall deb FORCE
 all: programs $(TEST_BINS)
 programs: $(BUILD)/vmreplay $(AGENT_BIN) $(WL_BINS) man
 man: $(MAN_PAGES)
@@ -206,6 +206,12 @@ bench: deps
 figures: deps
 	@$(MAKE) --no-print-directory all
 	@plots/figures.sh $(BUILD) out
+
+# traces/FIDELITY.md: the scoreboard of the committed real sessions, and
+# the cells it passes, which tests/t_fidelity.sh holds the model to.
+fidelity: deps
+	@$(MAKE) --no-print-directory programs
+	@tests/fidelity.sh $(BUILD)
 
 # The .deb of this tree, built in a copy so that the packaging's clean and
 # build leave this tree alone: build/deb/*.deb, then lintian.

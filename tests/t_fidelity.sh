@@ -1,0 +1,19 @@
+#!/bin/bash
+# The scoreboard of the committed real sessions: every cell that passed
+# when traces/FIDELITY.md was made (tests/data/fidelity-pass.tsv) still
+# passes, and FIDELITY.md's summary line is what validate says now.
+. "$(dirname "$0")/tap.sh"
+build=${1:-build}
+vmr=$PWD/$build/vmreplay
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export VMREPLAY_CACHE=$tmp/cache
+pass=tests/data/fidelity-pass.tsv
+
+check "the scoreboard runs on traces/" "$vmr" validate -q -f tsv -o "$tmp/board.tsv" traces
+check "the pass list exists" test -s "$pass"
+awk -F'\t' 'NR > 1 && $11 == "yes" {print $1 "\t" $2 "\t" $3}' "$tmp/board.tsv" | sort >"$tmp/now"
+lost=$(sort "$pass" | comm -23 - "$tmp/now" | tr '\t' ' ' | paste -sd, -)
+check "every cell that passed still passes${lost:+ (now failing: $lost)}" test -z "$lost"
+"$vmr" validate -q -f markdown traces | tail -1 >"$tmp/summary"
+check "traces/FIDELITY.md is current (make fidelity)" grep -qxF "$(cat "$tmp/summary")" traces/FIDELITY.md
