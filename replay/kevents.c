@@ -40,7 +40,7 @@ enum kkind {
 
 enum origin { O_KERNEL, O_BRIDGE, O_CAPTURE };
 
-#define MAX_KF 20
+#define MAX_KF 28
 
 /* Field names: "a|b" alternatives, a leading '?' optional, '$' a string. */
 struct kspec {
@@ -86,7 +86,9 @@ static const struct kspec capture_specs[] = {
 	{ "capture_session", KK_CAPTURE_SESSION,
 	  { "root_pid", "$cgroup", "cgroup_version", "memory_limit", "swappiness", "$swap_kind",
 	    "$swap_device", "swap_size", "$kernel_source", "$lru_kind", "$thp", "period_ms", "damon",
-	    "damon_sample_us", "damon_aggr_us", "damon_update_us", "$damon_note", "$filter" } },
+	    "damon_sample_us", "damon_aggr_us", "damon_update_us", "$damon_note", "$filter",
+	    "?lru_gen_enabled", "?lru_gen_min_ttl_ms", "$?kernel_version", "$?build_source",
+	    "$?build_version", "$?build_tree", "$?build_config", "$?build_patches", "$?build_key" } },
 	{ "memcg_stat", KK_MEMCG_STAT, { "kts", "$stat" } },
 	{ "proc_maps", KK_PROC_MAPS, { "kts", "pid", "$maps" } },
 	{ "task_comm", KK_TASK_COMM, { "kts", "tid", "pid", "$comm" } },
@@ -196,6 +198,10 @@ struct kevents {
 	struct {
 		char cgroup[512], swap_kind[32], swap_device[512], kernel_source[32], lru_kind[16];
 		char thp[32], damon_note[512], filter[512];
+		/* the kernel's LRU and how it was built (test bed), if recorded */
+		int64_t lru_gen_enabled, lru_gen_min_ttl_ms;
+		char kernel_version[512], build_source[64], build_version[128], build_tree[1024];
+		char build_config[80], build_patches[1024], build_key[256];
 		uint64_t cgroup_version, limit, swap_size, period_ms, damon, update_us;
 		int64_t swappiness;
 		uint64_t end_lost, end_bridged, end_elapsed;
@@ -610,6 +616,15 @@ int kevents_event(struct kevents *k, int kidx, const bt_message *msg, const char
 			k->cap.update_us = v[15];
 			snprintf(k->cap.damon_note, sizeof(k->cap.damon_note), "%s", gets(ev, &c->f[16]));
 			snprintf(k->cap.filter, sizeof(k->cap.filter), "%s", gets(ev, &c->f[17]));
+			k->cap.lru_gen_enabled = v[18] == VMR_ABSENT ? INT64_MIN : (int64_t)v[18];
+			k->cap.lru_gen_min_ttl_ms = v[19] == VMR_ABSENT ? INT64_MIN : (int64_t)v[19];
+			snprintf(k->cap.kernel_version, sizeof(k->cap.kernel_version), "%s", gets(ev, &c->f[20]));
+			snprintf(k->cap.build_source, sizeof(k->cap.build_source), "%s", gets(ev, &c->f[21]));
+			snprintf(k->cap.build_version, sizeof(k->cap.build_version), "%s", gets(ev, &c->f[22]));
+			snprintf(k->cap.build_tree, sizeof(k->cap.build_tree), "%s", gets(ev, &c->f[23]));
+			snprintf(k->cap.build_config, sizeof(k->cap.build_config), "%s", gets(ev, &c->f[24]));
+			snprintf(k->cap.build_patches, sizeof(k->cap.build_patches), "%s", gets(ev, &c->f[25]));
+			snprintf(k->cap.build_key, sizeof(k->cap.build_key), "%s", gets(ev, &c->f[26]));
 			break;
 		case KK_MEMCG_STAT:
 			if (parse_memcg(k, ts, gets(ev, &c->f[1])) != 0)
@@ -1475,6 +1490,24 @@ static void meta_session(struct kevents *k, struct sink *s)
 		ingest_sink_meta(s, "capture_period_ms", "%llu", (unsigned long long)k->cap.period_ms);
 		ingest_sink_meta(s, "damon", "%s: %s", k->cap.damon ? "on" : "off", k->cap.damon_note);
 		ingest_sink_meta(s, "capture_filter", "%s", k->cap.filter);
+		if (k->cap.lru_gen_enabled != INT64_MIN && k->cap.lru_gen_enabled < 0)
+			ingest_sink_meta(s, "capture_lru_gen_enabled", "none");
+		else if (k->cap.lru_gen_enabled != INT64_MIN)
+			ingest_sink_meta(s, "capture_lru_gen_enabled", "0x%04llx",
+					 (unsigned long long)k->cap.lru_gen_enabled);
+		if (k->cap.lru_gen_min_ttl_ms != INT64_MIN && k->cap.lru_gen_min_ttl_ms >= 0)
+			ingest_sink_meta(s, "capture_lru_gen_min_ttl_ms", "%lld", (long long)k->cap.lru_gen_min_ttl_ms);
+		if (k->cap.kernel_version[0])
+			ingest_sink_meta(s, "kernel_version", "%s", k->cap.kernel_version);
+		if (k->cap.build_source[0]) {
+			ingest_sink_meta(s, "kernel_build_source", "%s", k->cap.build_source);
+			ingest_sink_meta(s, "kernel_build_version", "%s", k->cap.build_version);
+			if (k->cap.build_tree[0])
+				ingest_sink_meta(s, "kernel_build_tree", "%s", k->cap.build_tree);
+			ingest_sink_meta(s, "kernel_build_config", "%s", k->cap.build_config);
+			ingest_sink_meta(s, "kernel_build_patches", "%s", k->cap.build_patches);
+			ingest_sink_meta(s, "kernel_build_key", "%s", k->cap.build_key);
+		}
 	}
 	if (k->cap.have_end) {
 		ingest_sink_meta(s, "ftrace_lost_events", "%llu", (unsigned long long)k->cap.end_lost);
