@@ -109,4 +109,6 @@ figures: deps
 clean:
 	rm -rf build build-asan out
 
+include capture/testbed/testbed.mk
+
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
