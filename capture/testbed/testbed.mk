@@ -31,3 +31,6 @@ testbed-deps:
 deps: testbed-deps
 check check-asan: testbed
 
+# `vmreplay capture --kernel`: the host side of a capture in the guest,
+# part of build/vmreplay (an extra prerequisite: the link rule uses $^).
+$(BUILD)/vmreplay: $(BUILD)/capture/capture_testbed.o
