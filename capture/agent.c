@@ -872,7 +872,8 @@ static int32_t sysfs_num(const char *path)
 
 static const char *lru_kind(void)
 {
-	return (sysfs_num("/sys/kernel/mm/lru_gen/enabled") & 1) > 0 ? "mglru" : "classic";
+	int32_t v = sysfs_num("/sys/kernel/mm/lru_gen/enabled");
+	return v > 0 && (v & 1) ? "mglru" : "classic";
 }
 
 /* The test bed's build-info (key=value lines, capture/testbed/build.sh):
