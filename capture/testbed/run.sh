@@ -139,7 +139,6 @@ printf '%s\0' "$@" >"$job/argv"
     echo "build_info=$info"
     echo "out_tty=$([ -t 1 ] && echo 1 || echo 0)"
     echo "err_tty=$([ -t 2 ] && echo 1 || echo 0)"
-    echo "quiet=$quiet"
 } >"$job/setup"
 ubd=()
 if [ $swap_kind != none ]; then
