@@ -69,6 +69,10 @@ check "run.sh --swap delay: swap on dm-delay over a UBD file" \
     sh -c "[ $rc = 0 ] && echo '$out' | grep -q '^/dev/mapper/vmreplay-slow' &&
            echo '$out' | grep -q 'delay 98:0 0 2 98:0 0 2'"
 
+$tb/run.sh -q -k "$dir" -t 2 -- sleep 60 2>"$tmp/to.err"; rc=$?
+check "run.sh --timeout: the command is stopped, exit 124 (got $rc)" \
+    sh -c "[ $rc = 124 ] && grep -q 'timeout 2: stopping' '$tmp/to.err'"
+
 # --- a capture in the guest, MGLRU on -------------------------------------
 # an uninstrumented job (faults through the test bed's tracepoint) that
 # reclaims in 32 MiB: tail holds 40 MiB of anonymous memory, then a

@@ -178,7 +178,11 @@ stops=0
 stop_guest() {
     stops=$((stops + 1))
     if [ $stops = 1 ]; then
-        echo "$PROG: stopping the guest's command (again to kill the guest)" >&2
+        if [ -e "$job/.timeout" ]; then
+            echo "$PROG: --timeout $timeout: stopping the guest's command" >&2
+        else
+            echo "$PROG: stopping the guest's command (again to kill the guest)" >&2
+        fi
         uml_mconsole "$umldir/$umid/mconsole" cad >/dev/null 2>&1 || kill -TERM $uml 2>/dev/null
     else
         kill -KILL -$uml 2>/dev/null
