@@ -133,14 +133,14 @@ check "metadata: lru_kind classic, lru_gen_enabled 0" \
     sh -c "babeltrace2 '$tmp/off' | grep -q 'capture_session: .*lru_kind = \"classic\".*lru_gen_enabled = 0,'"
 
 # --- stopping: SIGTERM to the capture on the host --------------------------
-env "${guest_env[@]}" "$vmr" capture -q --kernel "$dir" -o "$tmp/stop" --limit 32M -- sleep 60 \
-    >"$tmp/stop.log" 2>&1 &
+# (the workload says it runs through the job folder, which the host sees)
+env "${guest_env[@]}" "$vmr" capture -q --kernel "$dir" -o "$tmp/stop" --limit 32M -- \
+    sh -c 'touch "$VMREPLAY_TESTBED_JOB/started" && exec sleep 60' >"$tmp/stop.log" 2>&1 &
 cap=$!
-for i in $(seq 100); do   # until the workload runs in the guest
-    [ -e "$tmp/stop.log" ] && ls "$tmp"/.stop.testbed-*/trace/ust >/dev/null 2>&1 && break
-    sleep 0.2
+for i in $(seq 300); do
+    ls "$tmp"/.stop.testbed-*/started >/dev/null 2>&1 && break
+    sleep 0.1
 done
-sleep 1
 kill -TERM $cap
 wait $cap; rc=$?
 check "SIGTERM: the workload in the guest is stopped (status 143, got $rc)" test $rc -eq 143

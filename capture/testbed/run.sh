@@ -28,8 +28,9 @@
 # paths; /tmp, /var/tmp, /run and /dev/shm are the guest's own tmpfs (so
 # the host's files there are not seen), HOME is /run/home.
 # COMMAND runs in the host's current directory (read-only there too), with
-# the host's stdout and stderr, and VMREPLAY_TESTBED_BUILD naming the
-# build-info of the kernel (how it was built: capture/testbed/build.sh).
+# the host's stdout and stderr, stdin /dev/null, VMREPLAY_TESTBED_BUILD
+# naming the build-info of the kernel (how it was built: build.sh) and
+# VMREPLAY_TESTBED_JOB=/run/vmreplay-job.
 # The guest kernel's log goes to JOB/console.log.
 #
 # Ctrl-C (or SIGTERM) asks the guest to stop: COMMAND gets SIGTERM, the
