@@ -24,6 +24,9 @@
 # Exit status: 0 (the directory printed on stdout), 1 the build failed
 # (the last lines of its log on stderr), 2 usage.
 set -u -o pipefail
+# The whole script is one block, read before it runs: an edit of this file
+# (a git pull) during a long build or capture cannot derail it.
+{
 PROG="capture/testbed/build.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 # Bump when the way a kernel is built changes, so old cache entries are
@@ -89,8 +92,8 @@ case $source_arg in
         die "$tree: not a kernel tree (no Makefile or arch/um)"
     if git -C "$tree" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
         # HEAD plus every uncommitted change, tracked or not.
-        fingerprint="git $(git -C "$tree" rev-parse HEAD) $( { git -C "$tree" diff HEAD --binary;
-            git -C "$tree" ls-files -o --exclude-standard -z | xargs -0r sha256sum --; } | sha256sum)"
+        fingerprint="git $(git -C "$tree" rev-parse HEAD) $( cd "$tree" && { git diff HEAD --binary;
+            git ls-files -o --exclude-standard -z | xargs -0r sha256sum --; } | sha256sum)"
     else
         fingerprint="files $(cd "$tree" && find . -name .git -prune -o -type f -printf '%P %s %T@\n' |
             LC_ALL=C sort | sha256sum)"
@@ -240,3 +243,4 @@ rm -rf "$out"
 mv "$work/out" "$out" || die "cannot move the build to $out"
 say "built $out in $((secs / 60)) min $((secs % 60)) s"
 echo "$out"
+}

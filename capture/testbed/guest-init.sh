@@ -15,6 +15,8 @@
 # delivered to this process as SIGINT and forwarded to the command as
 # SIGTERM.
 set -u
+# One block, read whole before it runs (see run.sh).
+{
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 # HOME is the guest's (the host's /root stays visible, read-only).
 export HOME=/run/home LANG=C.UTF-8 TERM=dumb
@@ -115,3 +117,4 @@ exec 5>&- 6>&-
 [ "${setup[err_tty]}" = 1 ] || wait $caterr 2>/dev/null
 echo "exit $st" >$J/status
 off
+}

@@ -40,6 +40,9 @@
 # 1 if the guest could not run it (the end of its console log on stderr);
 # 2 usage.
 set -u -o pipefail
+# The whole script is one block, read before it runs: an edit of this file
+# (a git pull) during a long build or capture cannot derail it.
+{
 PROG="capture/testbed/run.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 
@@ -222,3 +225,4 @@ fi
 echo "$PROG: the guest ended (status $uml_rc) without the command's status; the end of its console:" >&2
 tail -n 20 "$job/console.log" | sed 's/^/  /' >&2
 exit 1
+}
