@@ -1,33 +1,68 @@
 # vmreplay — capture → traces → replay → analysis → plots.
 #
-#   make            build build/vmreplay, the workloads and the tests
+#   make            build build/vmreplay, the agent, the workloads, the man
+#                   pages and the tests
 #   make figures    the main job: bundled traces → out/ (runs deps first)
-#   make check      every test; ends with "N passed, N failed" (runs deps first)
+#   make check      every test; ends with "N passed, N failed" (runs deps
+#                   and deps-slurm first)
 #   make check-asan the same under AddressSanitizer + UndefinedBehaviorSanitizer
+#   make check-unit the cmocka tests alone (no root, tracefs or Slurm needed)
 #   make bench      speed targets (benchmarks, never tests)
+#   make install    install under DESTDIR + PREFIX (default /usr/local);
+#                   make uninstall removes it again
+#   make deb        the Debian package (debian/) in build/deb/, and lintian
 #   make deps       install the missing Debian packages (root), or print the line
+#                   (deps-slurm: the Slurm daemons of the Slurm test;
+#                   deps-deb: the Debian packaging tools)
+#
+# CC, CFLAGS, CPPFLAGS and LDFLAGS from the environment or the command line
+# are honoured (added after the project's own flags).  WERROR=-Werror in the
+# project's own builds and CI; a distribution build can set WERROR= so that
+# a newer compiler's new warning does not fail it.
 
 BUILD   ?= build
 OPT     ?= -O2
 SAN     ?=
 CC      ?= cc
+CFLAGS  ?= -g $(OPT)
+WERROR  ?= -Werror
 
-# Debian 12 packages the project needs to build, test and draw.
-DEB_PKGS := gcc make pkg-config bc babeltrace2 libbabeltrace2-dev lttng-tools \
-            liblttng-ust-dev libgsl-dev gnuplot-nox libtracefs-dev \
-            libtraceevent-dev libxxhash-dev libcmocka-dev poppler-utils \
-            munge slurmctld slurmd slurm-client
+# Install directories (the GNU names; DESTDIR is prepended to each).
+PREFIX      ?= /usr/local
+prefix      ?= $(PREFIX)
+exec_prefix ?= $(prefix)
+bindir      ?= $(exec_prefix)/bin
+libexecdir  ?= $(exec_prefix)/libexec
+datarootdir ?= $(prefix)/share
+datadir     ?= $(datarootdir)
+mandir      ?= $(datarootdir)/man
+docdir      ?= $(datarootdir)/doc/vmreplay
+bashcompdir ?= $(datadir)/bash-completion/completions
+pkglibexecdir := $(libexecdir)/vmreplay
+pkgdatadir    := $(datadir)/vmreplay
+
+# Debian 12 packages: to build, to run (capture, figures) and to test;
+# the Slurm daemons only for the Slurm test; the packaging tools for make deb.
+DEB_PKGS := gcc make pkg-config scdoc libbabeltrace2-dev liblttng-ust-dev \
+            libgsl-dev libtracefs-dev libtraceevent-dev libxxhash-dev \
+            libcmocka-dev \
+            babeltrace2 lttng-tools gnuplot-nox \
+            bc poppler-utils man-db bash-completion
+DEB_SLURM_PKGS := munge slurmctld slurmd slurm-client
+DEB_DEB_PKGS := dpkg-dev debhelper lintian
 
 PKGS     := babeltrace2 gsl libxxhash
-CPPFLAGS := -D_GNU_SOURCE -Ireplay -Ianalysis -Iplots -Icapture -Itests $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-CFLAGS   := -std=gnu11 -g $(OPT) -Wall -Wextra -Werror $(SAN)
-LDFLAGS  := $(SAN)
+VMR_CPPFLAGS := -D_GNU_SOURCE -Ilib -Ireplay -Ianalysis -Iplots -Icapture -Itests $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+VMR_CFLAGS   := -std=gnu11 -Wall -Wextra $(WERROR)
 LDLIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm -lpthread
+COMPILE   = $(CC) $(VMR_CPPFLAGS) $(CPPFLAGS) $(VMR_CFLAGS) $(CFLAGS) $(SAN)
+LINK      = $(CC) $(CFLAGS) $(SAN) $(LDFLAGS)
 
 # Every stage's C files except the command's entry point form one library
 # that the tests link against.
 MAIN_SRC := replay/vmreplay.c
-LIB_SRCS := $(filter-out $(MAIN_SRC),$(wildcard replay/*.c analysis/*.c plots/*.c))
+LIB_SRCS := $(filter-out $(MAIN_SRC),$(wildcard lib/*.c replay/*.c replay/*/*.c replay/*/*/*.c \
+                analysis/*.c plots/*.c))
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 
 # The LTTng-UST tracepoint provider, linked statically into each workload.
@@ -53,31 +88,85 @@ TRACEFS_LIBS   := $(shell pkg-config --libs libtracefs libtraceevent 2>/dev/null
 TEST_SRCS := $(wildcard tests/test_*.c)
 TEST_BINS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 
+# Man pages: doc/man/NAME.SECTION.scd → BUILD/man/NAME.SECTION (scdoc).
+MAN_SRCS  := $(wildcard doc/man/*.scd)
+MAN_PAGES := $(MAN_SRCS:doc/man/%.scd=$(BUILD)/man/%)
+COMPLETION := doc/completion/vmreplay.bash
+DOCS      := README.md $(shell find capture replay analysis plots doc -name '*.md' 2>/dev/null | sort)
+
+# Where the installed binary finds the agent, the workloads and the gnuplot
+# scripts (lib/paths.c): relative to bindir first, so that a tree
+# installed under DESTDIR or moved as a whole works, then these absolute
+# paths.  A stamp file rebuilds paths.o when they change.
+PATH_DEFS := -DVMREPLAY_PKGLIBEXECDIR='"$(pkglibexecdir)"' \
+             -DVMREPLAY_PKGDATADIR='"$(pkgdatadir)"' \
+             -DVMREPLAY_BIN_TO_LIBEXEC='"$(shell realpath -m --relative-to='$(bindir)' '$(pkglibexecdir)')"' \
+             -DVMREPLAY_BIN_TO_DATA='"$(shell realpath -m --relative-to='$(bindir)' '$(pkgdatadir)')"'
+
 .SECONDARY:
-.PHONY: all deps check check-asan bench figures clean test-build
-all: $(BUILD)/vmreplay $(AGENT_BIN) $(WL_BINS) $(TEST_BINS)
+.PHONY: all programs man deps deps-slurm deps-deb check check-asan check-unit \
+        bench figures clean test-build install uninstall deb FORCE
+all: programs $(TEST_BINS)
+programs: $(BUILD)/vmreplay $(AGENT_BIN) $(WL_BINS) man
+man: $(MAN_PAGES)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+	$(COMPILE) -MMD -MP -c $< -o $@
+
+$(BUILD)/lib/paths.o: VMR_CPPFLAGS += $(PATH_DEFS)
+$(BUILD)/lib/paths.o: $(BUILD)/install-dirs
+$(BUILD)/install-dirs: FORCE
+	@mkdir -p $(dir $@)
+	@echo "$(pkglibexecdir) $(pkgdatadir) $(bindir)" | cmp -s - $@ || \
+	  echo "$(pkglibexecdir) $(pkgdatadir) $(bindir)" >$@
 
 $(BUILD)/vmreplay: $(BUILD)/$(MAIN_SRC:.c=.o) $(LIB_OBJS) $(CAPTURE_FE_OBJS)
-	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+	$(LINK) $^ $(LDLIBS) -o $@
 
-$(BUILD)/capture/agent.o: CPPFLAGS += $(TRACEFS_CFLAGS)
+$(BUILD)/capture/agent.o: VMR_CPPFLAGS += $(TRACEFS_CFLAGS)
 $(AGENT_BIN): $(AGENT_OBJS)
-	$(CC) $(LDFLAGS) $^ $(TRACEFS_LIBS) $(UST_LIBS) -o $@
+	$(LINK) $^ $(TRACEFS_LIBS) $(UST_LIBS) -o $@
 
 $(BUILD)/workloads/%: $(BUILD)/capture/workloads/%.o $(WL_COMMON_OBJS) $(TP_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) $^ $(UST_LIBS) -lm -o $@
+	$(LINK) $^ $(UST_LIBS) -lm -o $@
 
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(LIB_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) $^ $(LDLIBS) -lcmocka -o $@
+	$(LINK) $^ $(LDLIBS) -lcmocka -o $@
 
-deps:
-	@missing=$$(for p in $(DEB_PKGS); do \
+$(BUILD)/man/%: doc/man/%.scd
+	@mkdir -p $(dir $@)
+	scdoc <$< >$@.tmp && mv $@.tmp $@
+
+install: programs
+	install -d '$(DESTDIR)$(bindir)' '$(DESTDIR)$(pkglibexecdir)' \
+	  '$(DESTDIR)$(pkgdatadir)/plots' '$(DESTDIR)$(mandir)/man1' \
+	  '$(DESTDIR)$(mandir)/man5' '$(DESTDIR)$(bashcompdir)' '$(DESTDIR)$(docdir)'
+	install -m 755 $(BUILD)/vmreplay '$(DESTDIR)$(bindir)/vmreplay'
+	install -m 755 $(AGENT_BIN) $(WL_BINS) '$(DESTDIR)$(pkglibexecdir)'
+	install -m 755 capture/ust-capture.sh '$(DESTDIR)$(pkglibexecdir)/ust-capture'
+	install -m 644 plots/*.gp '$(DESTDIR)$(pkgdatadir)/plots'
+	install -m 644 $(filter %.1,$(MAN_PAGES)) '$(DESTDIR)$(mandir)/man1'
+	install -m 644 $(filter %.5,$(MAN_PAGES)) '$(DESTDIR)$(mandir)/man5'
+	install -m 644 $(COMPLETION) '$(DESTDIR)$(bashcompdir)/vmreplay'
+	for f in $(DOCS); do install -D -m 644 "$$f" '$(DESTDIR)$(docdir)'/"$$f" || exit 1; done
+
+uninstall:
+	rm -f '$(DESTDIR)$(bindir)/vmreplay' \
+	  $(foreach f,$(notdir $(AGENT_BIN) $(WL_BINS)) ust-capture,'$(DESTDIR)$(pkglibexecdir)/$(f)') \
+	  $(foreach f,$(notdir $(wildcard plots/*.gp)),'$(DESTDIR)$(pkgdatadir)/plots/$(f)') \
+	  $(foreach f,$(notdir $(MAN_PAGES)),'$(DESTDIR)$(mandir)/man$(subst .,,$(suffix $(f)))/$(f)') \
+	  '$(DESTDIR)$(bashcompdir)/vmreplay' \
+	  $(foreach f,$(DOCS),'$(DESTDIR)$(docdir)/$(f)')
+	@if [ -d '$(DESTDIR)$(docdir)' ]; then find '$(DESTDIR)$(docdir)' -depth -type d -empty -delete; fi
+	@for d in '$(DESTDIR)$(pkglibexecdir)' '$(DESTDIR)$(pkgdatadir)/plots' \
+	  '$(DESTDIR)$(pkgdatadir)'; do \
+	  if [ -d "$$d" ]; then rmdir --ignore-fail-on-non-empty "$$d"; fi; done
+
+# $(call apt,PACKAGES): installs those of PACKAGES that are missing.
+apt = @missing=$$(for p in $(1); do \
 	    dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; \
 	  done | tr '\n' ' '); \
 	if [ -z "$$missing" ]; then exit 0; fi; \
@@ -86,17 +175,29 @@ deps:
 	echo "vmreplay: installing $$missing"; \
 	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing
 
+deps:
+	$(call apt,$(DEB_PKGS))
+deps-slurm:
+	$(call apt,$(DEB_SLURM_PKGS))
+deps-deb:
+	$(call apt,$(DEB_DEB_PKGS))
+
 test-build: all
 
-check: deps
+check: deps deps-slurm
 	@$(MAKE) --no-print-directory test-build
 	@tests/run.sh $(BUILD)
 
-check-asan: deps
+check-asan: deps deps-slurm
 	@$(MAKE) --no-print-directory BUILD=build-asan OPT=-O1 \
 	  SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" test-build
 	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  tests/run.sh build-asan
+
+check-unit: $(TEST_BINS)
+	@set -e; for t in $(TEST_BINS); do \
+	  CMOCKA_MESSAGE_OUTPUT=TAP $$t >$$t.log 2>&1 || { cat $$t.log; echo "FAIL $$t"; exit 1; }; \
+	done; echo "$(words $(TEST_BINS)) cmocka test programs passed"
 
 bench: deps
 	@$(MAKE) --no-print-directory all
@@ -105,6 +206,16 @@ bench: deps
 figures: deps
 	@$(MAKE) --no-print-directory all
 	@plots/figures.sh $(BUILD) out
+
+# The .deb of this tree, built in a copy so that the packaging's clean and
+# build leave this tree alone: build/deb/*.deb, then lintian.
+deb: deps deps-deb
+	rm -rf $(BUILD)/deb && mkdir -p $(BUILD)/deb/src
+	tar -c --exclude=./.git --exclude='./build*' --exclude=./out -f - . | tar -x -C $(BUILD)/deb/src -f -
+	cd $(BUILD)/deb/src && dpkg-buildpackage -us -uc -b
+	mkdir -p $(BUILD)/deb/tmp   # lintian leaves its ELF caches in TMPDIR
+	TMPDIR=$(abspath $(BUILD))/deb/tmp \
+	  lintian --info $$([ "$$(id -u)" = 0 ] && echo --allow-root) $(BUILD)/deb/*.changes
 
 clean:
 	rm -rf build build-asan out

@@ -41,7 +41,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-#include "vmr.h"
+#include "vmr/vmr.h"
 
 enum an_kind { AN_DIRECT, AN_MEMCG, AN_KSWAPD, AN_NR_KINDS };
 extern const char *const an_kind_names[AN_NR_KINDS];

@@ -2,6 +2,7 @@
 #include "analyze.h"
 #include "atomic.h"
 #include "cli.h"
+#include "ingest/ingest.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -91,7 +92,7 @@ int cmd_analyze(int argc, char **argv)
 	struct analysis a;
 	if (S_ISDIR(st.st_mode) || is_vmr(input)) {
 		struct vmr v;
-		if (cli_open_input(input, &v, path, sizeof(path), progress, err, sizeof(err)) != 0)
+		if (ingest_open_input(input, &v, path, sizeof(path), progress, err, sizeof(err)) != 0)
 			return cli_error(EXIT_FAIL, "analyze", "%s", err);
 		int rc = analyze_vmr(&v, &a, err, sizeof(err));
 		vmr_close(&v);

@@ -14,6 +14,8 @@
 #include "analyze.h"
 #include "atomic.h"
 #include "cli.h"
+#include "ingest/ingest.h"
+#include "kcounter.h"
 #include "result.h"
 
 #include <errno.h>
@@ -65,57 +67,6 @@ static const char *const counters[] = {
 	"allocstall", "pgfault", "pgmajfault", "oom_kill",
 };
 #define NR_COUNTERS (sizeof(counters) / sizeof(counters[0]))
-
-struct kval {
-	int have;
-	double v;
-	const char *source;
-};
-
-static int vmstat_index(const char *name)
-{
-	for (int i = 0; i < VMR_NR_VMSTAT; i++)
-		if (strcmp(vmr_vmstat_names[i], name) == 0)
-			return i;
-	return -1;
-}
-
-static int memcg_index(const char *name)
-{
-	for (int i = 0; i < VMR_NR_MEMCG; i++)
-		if (strcmp(vmr_memcg_names[i], name) == 0)
-			return i;
-	return -1;
-}
-
-/* The kernel's value of counter NAME over the session. */
-static struct kval kernel_value(const struct vmr *v, const struct analysis *a, const char *name)
-{
-	struct kval k = { 0, 0, "" };
-	/* pgscan/pgsteal by type: the workload's own lru_shrink_inactive events */
-	if (a->trace.have && !a->simulated) {
-		const struct { const char *n; uint64_t x; } ev[] = {
-			{ "pgscan_anon", a->anon_scanned }, { "pgscan_file", a->file_scanned },
-			{ "pgsteal_anon", a->anon_reclaimed }, { "pgsteal_file", a->file_reclaimed },
-		};
-		for (size_t i = 0; i < sizeof(ev) / sizeof(ev[0]); i++)
-			if (strcmp(ev[i].n, name) == 0)
-				return (struct kval){ 1, (double)ev[i].x, "events" };
-	}
-	/* the cgroup's own counter */
-	int m = memcg_index(name);
-	if (m >= 0 && v->nr_memcg >= 2) {
-		uint64_t x = v->memcg[0].v[m], y = v->memcg[v->nr_memcg - 1].v[m];
-		if (x != VMR_ABSENT && y != VMR_ABSENT)
-			return (struct kval){ 1, y >= x ? (double)(y - x) : 0, "memory.stat" };
-	}
-	int i = vmstat_index(name);
-	if (i >= 0 && v->nr_vmstat >= 2) {
-		uint64_t x = v->vmstat[0].v[i], y = v->vmstat[v->nr_vmstat - 1].v[i];
-		return (struct kval){ 1, y >= x ? (double)(y - x) : 0, "vmstat" };
-	}
-	return k;
-}
 
 /* Runs `vmreplay run` (this very binary); 0, or -1 with its message. */
 static int run_replay(char *const argv[], char *err, size_t errlen)
@@ -250,7 +201,7 @@ static void print(FILE *f, int fmt, const char *input, const char *policy, int s
 		fprintf(f, ",\n \"counters\": [");
 	}
 	for (size_t i = 0; i < NR_COUNTERS; i++) {
-		struct kval k = kernel_value(v, ka, counters[i]);
+		struct kcounter k = kernel_counter(v, ka, counters[i]);
 		const double *sv = result_metric(res, counters[i]);
 		double err = k.have && sv ? rel_error(k.v, *sv) : NAN;
 		char kb[32], sb[32], eb[32];
@@ -346,7 +297,18 @@ int cmd_compare(int argc, char **argv)
 	const char *policy = NULL, *out = "-";
 	int fmt = 0, progress = 1, c, swappiness = -1;
 	uint64_t v64;
-	while ((c = getopt_long(argc, argv, "p:s:f:o:qh", opts, NULL)) != -1) {
+	/* Everything after the first "--" is run's: compare's own options
+	 * are parsed before it (getopt_long would otherwise permute the
+	 * replay's options into compare's and swallow the "--"). */
+	int own = argc;
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--") == 0) {
+			own = i;
+			break;
+		}
+	char **extra = argv + own + (own < argc);
+	int nextra = argc - own - (own < argc);
+	while ((c = getopt_long(own, argv, "p:s:f:o:qh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p': policy = optarg; break;
 		case 's':
@@ -366,19 +328,14 @@ int cmd_compare(int argc, char **argv)
 		default: fputs(usage, stderr); return EXIT_USAGE;
 		}
 	}
-	if (optind >= argc) {
+	if (optind >= own) {
 		fputs(usage, stderr);
 		return EXIT_USAGE;
 	}
 	const char *input = argv[optind++];
-	char **extra = argv + optind;
-	int nextra = argc - optind;
-	if (nextra > 0 && strcmp(extra[0], "--") == 0) {
-		extra++;
-		nextra--;
-	} else if (nextra > 0) {
-		return cli_error(EXIT_USAGE, "compare", "'%s': options for the replay go after --", extra[0]);
-	}
+	if (optind < own)
+		return cli_error(EXIT_USAGE, "compare", "'%s': one trace only; options for the replay go "
+				 "after --", argv[optind]);
 	if (!policy)
 		return cli_error(EXIT_USAGE, "compare", "--policy is required (see vmreplay run --list-policies)");
 	int sw = takes_swappiness(policy);
@@ -388,7 +345,7 @@ int cmd_compare(int argc, char **argv)
 
 	struct vmr v;
 	char path[4200], err[1024];
-	if (cli_open_input(input, &v, path, sizeof(path), progress, err, sizeof(err)) != 0)
+	if (ingest_open_input(input, &v, path, sizeof(path), progress, err, sizeof(err)) != 0)
 		return cli_error(EXIT_FAIL, "compare", "%s", err);
 	if (v.nr_kev == 0 && v.nr_vmstat < 2) {
 		vmr_close(&v);

@@ -3,7 +3,7 @@
 #include "derived.h"
 #include "holm.h"
 #include "result.h"
-#include "sweep.h"
+#include "sweep/sweep.h"
 #include "welch.h"
 
 #include <errno.h>

@@ -14,6 +14,7 @@
  * to this process alone is passed on to run.sh.
  */
 #include "capture_testbed.h"
+#include "paths.h"
 
 #include <errno.h>
 #include <ftw.h>
@@ -33,23 +34,18 @@ static int fail(const char *what, const char *path)
 	return -1;
 }
 
-/* capture/testbed/run.sh beside the binary's build directory, or where
- * VMREPLAY_TESTBED names the capture/testbed directory. */
+/* The test bed's run.sh: in VMREPLAY_TESTBED, else where paths.h looks
+ * (installed as DATADIR/vmreplay/capture/testbed, the source tree's
+ * capture/testbed beside a build directory). */
 static int runner_path(char *buf, size_t len)
 {
 	const char *e = getenv("VMREPLAY_TESTBED");
+	char dir[PATH_MAX];
 	if (e && *e)
-		return snprintf(buf, len, "%s/run.sh", e) < (int)len ? 0 : -1;
-	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n <= 0)
+		snprintf(dir, sizeof(dir), "%s", e);
+	else if (paths_data("capture/testbed", "run.sh", dir, sizeof(dir)) != 0)
 		return -1;
-	exe[n] = '\0';
-	char *slash = strrchr(exe, '/');
-	if (!slash)
-		return -1;
-	*slash = '\0';
-	return snprintf(buf, len, "%s/../capture/testbed/run.sh", exe) < (int)len ? 0 : -1;
+	return snprintf(buf, len, "%s/run.sh", dir) < (int)len ? 0 : -1;
 }
 
 static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
@@ -94,7 +90,8 @@ int testbed_capture(const struct testbed_run *t)
 	char runner[PATH_MAX], job[PATH_MAX + 32], trace[PATH_MAX + 64], path[PATH_MAX + 64];
 	if (runner_path(runner, sizeof(runner)) != 0 || access(runner, X_OK) != 0) {
 		fprintf(stderr, "vmreplay capture: --kernel: cannot find the test bed's run.sh "
-			"(capture/testbed/run.sh beside the build directory; or set VMREPLAY_TESTBED)\n");
+			"(DATADIR/vmreplay/capture/testbed, or capture/testbed of the source tree; or set "
+			"VMREPLAY_TESTBED)\n");
 		rmdir(t->outabs);
 		return 1;
 	}

@@ -24,6 +24,7 @@
 #include "capture_sys.h"
 #include "capture_testbed.h"
 #include "cli.h"
+#include "paths.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -665,12 +666,8 @@ static const char *agent_path(void)
 	const char *e = getenv("VMREPLAY_AGENT");
 	if (e && *e)
 		return e;
-	ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 64);
-	if (n <= 0)
+	if (paths_libexec("vmreplay-capture-agent", path, sizeof(path)) != 0)
 		return "vmreplay-capture-agent";
-	path[n] = '\0';
-	char *slash = strrchr(path, '/');
-	snprintf(slash ? slash + 1 : path, 64, "vmreplay-capture-agent");
 	return path;
 }
 

@@ -1,5 +1,6 @@
 /* cmd_plot.c — `vmreplay plot`: draw a sweep's figures with gnuplot. */
 #include "cli.h"
+#include "paths.h"
 #include "plot.h"
 #include "stats.h"
 
@@ -31,8 +32,8 @@ static const char usage[] =
 	"      --at N           the swappiness of the CDFs and time series\n"
 	"                       (default: the swept value nearest 60)\n"
 	"  -j, --jobs N         gnuplot processes at once (default: online CPUs)\n"
-	"      --scripts DIR3   the gnuplot scripts (default: $VMREPLAY_PLOTS, or\n"
-	"                       plots/ beside the vmreplay binary's directory)\n"
+	"      --scripts DIR3   the gnuplot scripts (default: $VMREPLAY_PLOTS, else\n"
+	"                       the installed ones, else the source tree's plots/)\n"
 	"      --conf LEVEL     confidence level (default 0.95)\n"
 	"      --alpha A        significance after correction (default 0.05)\n"
 	"      --partial        draw what there is when runs are missing\n"
@@ -40,7 +41,7 @@ static const char usage[] =
 	"\n"
 	"Exit status: 0 ok, 1 missing results or a gnuplot failure, 2 usage.\n";
 
-/* build/vmreplay -> plots/, and an installed bin/vmreplay -> share/. */
+/* $VMREPLAY_PLOTS, else the installed or in-tree plots/ (paths.h). */
 static int find_scripts(char *buf, size_t len)
 {
 	const char *env = getenv("VMREPLAY_PLOTS");
@@ -48,24 +49,7 @@ static int find_scripts(char *buf, size_t len)
 		snprintf(buf, len, "%s", env);
 		return 0;
 	}
-	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n <= 0)
-		return -1;
-	exe[n] = 0;
-	char *slash = strrchr(exe, '/');
-	if (!slash)
-		return -1;
-	*slash = 0;
-	static const char *const rel[] = { "/../plots", "/../share/vmreplay/plots", "/../../plots" };
-	for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
-		char cand[PATH_MAX + 64], script[PATH_MAX + 128];
-		snprintf(cand, sizeof(cand), "%s%s", exe, rel[i]);
-		snprintf(script, sizeof(script), "%s/swappiness.gp", cand);
-		if (access(script, R_OK) == 0 && realpath(cand, buf))
-			return 0;
-	}
-	return -1;
+	return paths_data("plots", "swappiness.gp", buf, len);
 }
 
 int cmd_plot(int argc, char **argv)
@@ -143,7 +127,7 @@ int cmd_plot(int argc, char **argv)
 	if (scripts)
 		snprintf(scriptbuf, sizeof(scriptbuf), "%s", scripts);
 	else if (find_scripts(scriptbuf, sizeof(scriptbuf)) != 0) {
-		rc = cli_error(EXIT_FAIL, "plot", "cannot find the gnuplot scripts (plots/swappiness.gp); "
+		rc = cli_error(EXIT_FAIL, "plot", "cannot find the gnuplot scripts (swappiness.gp, installed or in plots/); "
 			       "use --scripts or VMREPLAY_PLOTS");
 		goto out;
 	}

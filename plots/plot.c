@@ -1,7 +1,7 @@
 /* plot.c — write a sweep's figure data and draw it with gnuplot (plot.h). */
 #include "plot.h"
 #include "atomic.h"
-#include "sweep.h"
+#include "sweep/sweep.h"
 #include "table.h"
 
 #include <errno.h>

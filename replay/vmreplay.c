@@ -7,13 +7,16 @@
 #include <stdio.h>
 #include <string.h>
 
-/* The later stages' commands (analysis/, plots/, replay/cmd_sweep.c). */
-int cmd_sweep(int argc, char **argv);
-int cmd_stats(int argc, char **argv);
+/* Every subcommand: argv[0] is the subcommand's name. */
+int cmd_ingest(int argc, char **argv);    /* replay/ingest/cmd_ingest.c */
+int cmd_run(int argc, char **argv);       /* replay/cmd_run.c */
+int cmd_sweep(int argc, char **argv);     /* replay/sweep/cmd_sweep.c */
+int cmd_stats(int argc, char **argv);     /* analysis/cmd_stats.c */
 int cmd_capture(int argc, char **argv);   /* capture/cmd_capture.c */
 int cmd_analyze(int argc, char **argv);   /* analysis/cmd_analyze.c */
 int cmd_compare(int argc, char **argv);   /* analysis/cmd_compare.c */
-int cmd_plot(int argc, char **argv);
+int cmd_validate(int argc, char **argv);  /* analysis/cmd_validate.c */
+int cmd_plot(int argc, char **argv);      /* plots/cmd_plot.c */
 
 struct subcommand {
 	const char *name;
@@ -30,13 +33,14 @@ static const struct subcommand subcommands[] = {
 	{ "plot",    cmd_plot,   "draw a sweep's figures with gnuplot" },
 	{ "analyze", cmd_analyze, "reclaim analysis of a captured trace or of a replay's records" },
 	{ "compare", cmd_compare, "a captured session: what the kernel did against a replay" },
+	{ "validate", cmd_validate, "the fidelity scoreboard: replays of many captures against their kernel" },
 };
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: vmreplay [--version] [--help] SUBCOMMAND [options]\n\nSubcommands:\n");
+	fprintf(f, "usage: vmreplay [-V|--version] [-h|--help] SUBCOMMAND [options]\n\nSubcommands:\n");
 	for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
-		fprintf(f, "  %-8s %s%s\n", subcommands[i].name, subcommands[i].summary,
+		fprintf(f, "  %-9s %s%s\n", subcommands[i].name, subcommands[i].summary,
 			subcommands[i].fn ? "" : " (not built yet)");
 	fprintf(f, "\n'vmreplay SUBCOMMAND --help' describes each one.\n");
 }
@@ -52,7 +56,7 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return EXIT_OK;
 	}
-	if (strcmp(name, "--version") == 0) {
+	if (strcmp(name, "--version") == 0 || strcmp(name, "-V") == 0) {
 		printf("vmreplay %s\n", VMREPLAY_VERSION);
 		return EXIT_OK;
 	}

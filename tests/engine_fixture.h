@@ -10,8 +10,9 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "engine.h"
-#include "policy.h"
+#include "sim/engine.h"
+#include "mm/internal.h"
+#include "mm/policy.h"
 
 /* A machine around a trivial trace of NR_PAGES pages (FILE_FROM.. are
  * file pages; anon pages share one address space, page i at virtual page
@@ -36,7 +37,7 @@ static inline void box_open(struct box *b, const struct reclaim_policy *pol, uin
 	free(file);
 	char err[256];
 	assert_int_equal(vmr_open(&b->v, b->path, err, sizeof(err)), 0);
-	struct engine_params p = { .policy = pol, .swappiness = swappiness,
+	struct engine_params p = { .policy = pol, .swappiness = swappiness, .page_cluster = 3, .vma_ra_enabled = 1,
 				   .memory_limit = limit * 4096, .node_memory = 1ull << 30,
 				   .swap_size = swap * 4096, .seed = 1 };
 	assert_int_equal(backing_parse("zram", &p.swap, NULL, err, sizeof(err)), 0);
@@ -67,7 +68,10 @@ static inline void install(struct engine *e, uint32_t pfn, uint32_t extra_flags)
 	e->node.nr_free--;
 	for (int m = memcg; m >= 0; m = e->memcgs[m].parent)
 		e->memcgs[m].usage++;
-	e->policy->folio_add_lru(e, pfn);
+	/* A fault maps the page (lru_gen_in_fault), a read() does not. */
+	e->in_lru_fault = !!(f->flags & PG_mapped);
+	folio_add_lru(e, pfn);
+	e->in_lru_fault = 0;
 }
 
 /* A scan_control as the reclaim drivers set it up, at PRIORITY for
@@ -79,7 +83,7 @@ static inline struct scan_control sc_for(int priority, int target)
 	sc.target_mem_cgroup = target;
 	sc.may_swap = sc.may_unmap = sc.may_writepage = sc.gfp_io_fs = 1;
 	sc.nr_to_reclaim = SWAP_CLUSTER_MAX;
-	sc.task = UINT32_MAX;
+	sc.sim.task = UINT32_MAX;
 	return sc;
 }
 
@@ -87,6 +91,10 @@ static inline struct scan_control sc_for(int priority, int target)
  * fixture_vmr's FILE_PAGES, may be NULL), opens it into V and runs it on
  * E with POL, swappiness 60, a memcg limit of LIMIT pages, SWAP pages of
  * SWAP_DEV, a 1 GiB node and an SSD for files. */
+/* The memory controller of replay_fixture's machine: cgroup v2 unless a
+ * test sets this (cgroup v1 has no dirty throttling: reclaim waits). */
+static int fixture_cgroup_v1;
+
 static inline void replay_fixture(struct engine *e, struct vmr *v, const char *path,
 				  const struct reclaim_policy *pol, const struct fixture_task *t,
 				  uint64_t nr_pages, const uint8_t *kinds, uint64_t limit,
@@ -95,7 +103,8 @@ static inline void replay_fixture(struct engine *e, struct vmr *v, const char *p
 	assert_int_equal(fixture_vmr(path, t, 1, nr_pages, kinds, "page_size\t4096\n"), 0);
 	char err[256];
 	assert_int_equal(vmr_open(v, path, err, sizeof(err)), 0);
-	struct engine_params p = { .policy = pol, .swappiness = 60,
+	struct engine_params p = { .policy = pol, .swappiness = 60, .page_cluster = 3, .vma_ra_enabled = 1,
+				   .cgroup_v1 = fixture_cgroup_v1,
 				   .memory_limit = limit * 4096, .node_memory = 1ull << 30,
 				   .swap_size = swap * 4096, .seed = 1 };
 	assert_int_equal(backing_parse(swap_dev, &p.swap, NULL, err, sizeof(err)), 0);

@@ -44,22 +44,18 @@ build-like-small 4141 5 58208 16458
 LIST
 
 # --- a trace made by others (lttng-modules kernel domain, 2014) ---------
-ext=../shared/traces/external/bug446190
-if [ -d "$ext" ]; then
-    "$vmr" ingest -q "$ext" >"$tmp/out" 2>"$tmp/err"; rc=$?
-    check "external trace: ingest succeeds" test $rc -eq 0
-    check "external trace: 31556 events decoded" grep -q '^events *31556 decoded, 0 discarded' "$tmp/out"
-    check "external trace: keeps 504 page allocations and 351 frees" \
-        grep -q '^kept *504 page allocations, 351 page frees' "$tmp/out"
-    check "external trace: reports skipped events by name and count" \
-        grep -q 'skipped .*rcu_utilization=[0-9]' "$tmp/out"
-    check "external trace: says there is nothing to replay" \
-        grep -q 'no memory-access stream to replay and no reclaim events' "$tmp/out"
-    run_err "external trace: run refuses, nothing to replay" 1 "no memory accesses" \
-        "$vmr" run -q -p lru -n 100 "$ext"
-else
-    skip "external trace" "../shared/traces/external/bug446190 is not beside this checkout"
-fi
+ext=tests/data/external/bug446190   # its origin: tests/data/external/README.md
+"$vmr" ingest -q "$ext" >"$tmp/out" 2>"$tmp/err"; rc=$?
+check "external trace: ingest succeeds" test $rc -eq 0
+check "external trace: 31556 events decoded" grep -q '^events *31556 decoded, 0 discarded' "$tmp/out"
+check "external trace: keeps 504 page allocations and 351 frees" \
+    grep -q '^kept *504 page allocations, 351 page frees' "$tmp/out"
+check "external trace: reports skipped events by name and count" \
+    grep -q 'skipped .*rcu_utilization=[0-9]' "$tmp/out"
+check "external trace: says there is nothing to replay" \
+    grep -q 'no memory-access stream to replay and no reclaim events' "$tmp/out"
+run_err "external trace: run refuses, nothing to replay" 1 "no memory accesses" \
+    "$vmr" run -q -p lru -n 100 "$ext"
 
 # --- corrupt copies of a bundled trace ----------------------------------
 base=${T_INGEST_BASE:-traces/anon-storm-small/ctf}

@@ -10,25 +10,26 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "engine.h"
-#include "mm_inline.h"
-#include "policy.h"
-#include "policy_classic.h"
+#include "sim/engine.h"
+#include "mm/mm_inline.h"
+#include "mm/policy.h"
+#include "mm/internal.h"
 #include "vmr_fixture.h"
 #include "engine_fixture.h"
-#include "vmscan.h"
-#include "workingset.h"
+#include "mm/vmscan.h"
 
 /* ---- get_scan_count --------------------------------------------------- */
 
 static void set_sizes(struct engine *e, int memcg, uint64_t ia, uint64_t aa, uint64_t inf, uint64_t af)
 {
 	/* Through update_lru_size, so that the ancestors' subtree sizes
-	 * (what lruvec_page_state reads) agree. */
+	 * agree, then flushed, so that lruvec_page_state reads them (the
+	 * box's machine has no CPU count: any pending update flushes). */
 	struct lruvec *lv = &e->memcgs[memcg].lruvec;
 	uint64_t want[NR_LRU_LISTS] = { ia, aa, inf, af };
 	for (int l = 0; l < NR_LRU_LISTS; l++)
 		update_lru_size(e, lv, l, (int64_t)(want[l] - lv->size[l]));
+	mem_cgroup_flush_stats(e, 0);
 }
 
 static void expect_scan(struct engine *e, struct scan_control *sc, int memcg,
@@ -52,7 +53,7 @@ static void scan_count_fract(void **state)
 {
 	(void)state;
 	struct box b;
-	box_open(&b, &policy_classic, 16, 8, 0, 1000, 60);
+	box_open(&b, policy_find("classic"), 16, 8, 0, 1000, 60);
 	set_sizes(&b.e, 0, 8192, 4096, 16384, 8192);
 	struct scan_control sc = sc_for(10, -1);
 	sc.anon_cost = 100;
@@ -76,7 +77,7 @@ static void scan_count_modes(void **state)
 {
 	(void)state;
 	struct box b;
-	box_open(&b, &policy_classic, 16, 8, 0, 1000, 60);
+	box_open(&b, policy_find("classic"), 16, 8, 0, 1000, 60);
 	set_sizes(&b.e, 0, 8192, 4096, 16384, 8192);
 	struct scan_control sc = sc_for(10, -1);
 
@@ -115,7 +116,7 @@ static void inactive_low(void **state)
 {
 	(void)state;
 	struct box b;
-	box_open(&b, &policy_classic, 16, 8, 0, 0, 60);
+	box_open(&b, policy_find("classic"), 16, 8, 0, 0, 60);
 	struct engine *e = &b.e;
 	/* Under 1 GiB the ratio is 1. */
 	set_sizes(e, 0, 100, 150, 0, 0);
@@ -141,25 +142,61 @@ static void two_touch(void **state)
 {
 	(void)state;
 	struct box b;
-	box_open(&b, &policy_classic, 4, 0, 0, 0, 60);
+	box_open(&b, policy_find("classic"), 4, 0, 0, 0, 60);
 	struct engine *e = &b.e;
 	install(e, 1, 0);
 	struct folio *f = &e->folio[1];
 	assert_int_equal(f->lru, LRU_INACTIVE_FILE);
-	e->policy->folio_mark_accessed(e, 1);
+	folio_mark_accessed(e, 1);
 	assert_true(f->flags & PG_referenced);
 	assert_false(f->flags & PG_active);
 	assert_int_equal(e->vm[VM_pgactivate], 0);
-	e->policy->folio_mark_accessed(e, 1);           /* second touch */
+	folio_mark_accessed(e, 1);           /* second touch */
 	assert_true(f->flags & PG_active);
 	assert_false(f->flags & PG_referenced);
 	assert_int_equal(f->lru, LRU_ACTIVE_FILE);
 	assert_int_equal(e->vm[VM_pgactivate], 1);
 	assert_int_equal(e->memcgs[0].lruvec.size[LRU_ACTIVE_FILE], 1);
 	assert_int_equal(e->memcgs[0].lruvec.nonresident_age, 1);  /* workingset_activation */
-	e->policy->folio_mark_accessed(e, 1);           /* third: referenced, stays */
+	folio_mark_accessed(e, 1);           /* third: referenced, stays */
 	assert_true(f->flags & PG_referenced);
 	assert_int_equal(e->vm[VM_pgactivate], 1);
+	box_free(&b);
+}
+
+/* ---- the statistics reclaim reads ------------------------------------------- */
+
+/* lruvec_page_state reads the memcg statistics of the last flush: a
+ * reader of memory.stat flushes once more updates are pending than the
+ * CPUs' batches of 64 hold; the periodic flusher flushes everything; the
+ * rate-limited flush of reclaim only when the periodic one is 4 s late. */
+static void stale_statistics(void **state)
+{
+	(void)state;
+	struct box b;
+	box_open(&b, policy_find("classic"), 16, 8, 0, 0, 60);
+	struct engine *e = &b.e;
+	e->p.nr_cpus = 2;                                 /* flush above 128 updates */
+	struct lruvec *lv = &e->memcgs[0].lruvec;
+	update_lru_size(e, lv, LRU_INACTIVE_ANON, 100);
+	assert_int_equal(lruvec_page_state(e, 0, LRU_INACTIVE_ANON), 0);
+	assert_int_equal(node_page_state(e, LRU_INACTIVE_ANON), 100);   /* exact */
+	mem_cgroup_flush_stats(e, 0);                     /* 100 pending: no */
+	assert_int_equal(lruvec_page_state(e, 0, LRU_INACTIVE_ANON), 0);
+	update_lru_size(e, lv, LRU_INACTIVE_ANON, -29);   /* 129 pending: yes */
+	mem_cgroup_flush_stats(e, 0);
+	assert_int_equal(lruvec_page_state(e, 0, LRU_INACTIVE_ANON), 71);
+	assert_int_equal(lv->stats_updates, 0);
+	update_lru_size(e, lv, LRU_ACTIVE_FILE, 500);
+	mem_cgroup_flush_stats_ratelimited(e, 0);         /* flushed at 0, now 0: no */
+	assert_int_equal(lruvec_page_state(e, 0, LRU_ACTIVE_FILE), 0);
+	e->sim.now = 4 * NSEC_PER_SEC + 1;                /* a full cycle late */
+	mem_cgroup_flush_stats_ratelimited(e, 0);
+	assert_int_equal(lruvec_page_state(e, 0, LRU_ACTIVE_FILE), 500);
+	update_lru_size(e, lv, LRU_ACTIVE_FILE, 1);
+	flush_memcg_stats_dwork(e);                       /* everything, whatever is pending */
+	assert_int_equal(lruvec_page_state(e, 0, LRU_ACTIVE_FILE), 501);
+	assert_int_equal(e->stats_flush_last, 4 * NSEC_PER_SEC + 1);
 	box_free(&b);
 }
 
@@ -169,7 +206,7 @@ static void refault_distance(void **state)
 {
 	(void)state;
 	struct box b;
-	box_open(&b, &policy_classic, 8, 4, 0, 0, 60);   /* no swap: anon lists don't count */
+	box_open(&b, policy_find("classic"), 8, 4, 0, 0, 60);   /* no swap: anon lists don't count */
 	struct engine *e = &b.e;
 	struct lruvec *lv = &e->memcgs[0].lruvec;
 	set_sizes(e, 0, 0, 1000, 50, 100);
@@ -230,7 +267,7 @@ static void proportional_stop(void **state)
 {
 	(void)state;
 	struct box b;
-	box_open(&b, &policy_classic, 4000, 2000, 100000, 100000, 60);
+	box_open(&b, policy_find("classic"), 4000, 2000, 100000, 100000, 60);
 	struct engine *e = &b.e;
 	for (uint32_t p = 0; p < 4000; p++)
 		install(e, p, 0);
@@ -254,7 +291,7 @@ static void proportional_stop(void **state)
 static void early_exit_goal(void **state)
 {
 	(void)state;
-	const struct reclaim_policy *pols[2] = { &policy_classic, &policy_classic_early_exit };
+	const struct reclaim_policy *pols[2] = { policy_find("classic"), policy_find("classic+early-exit") };
 	const uint64_t want_file[2] = { 64, 32 };
 	for (int i = 0; i < 2; i++) {
 		struct box b;
@@ -263,7 +300,6 @@ static void early_exit_goal(void **state)
 		for (uint32_t p = 0; p < 4000; p++)
 			install(e, p, 0);
 		struct scan_control sc = sc_for(4, -1);
-		sc.early_exit = pols[i]->early_exit;
 		shrink_lruvec(e, 0, &sc);
 		assert_int_equal(e->vm[VM_pgscan_anon], 32);
 		assert_int_equal(e->vm[VM_pgscan_file], want_file[i]);
@@ -291,7 +327,7 @@ static void use_once_stream(void **state)
 	struct vmr v;
 	char err[256];
 	assert_int_equal(vmr_open(&v, path, err, sizeof(err)), 0);
-	struct engine_params p = { .policy = &policy_classic, .swappiness = 60,
+	struct engine_params p = { .policy = policy_find("classic"), .swappiness = 60, .page_cluster = 3, .vma_ra_enabled = 1,
 				   .memory_limit = 1000 * 4096, .node_memory = 1ull << 30,
 				   .swap_size = 1 << 20, .seed = 1 };
 	backing_parse("zram", &p.swap, NULL, err, sizeof(err));
@@ -323,7 +359,7 @@ static void oom_below_working_set(void **state)
 	struct fixture_task t = { 0, r, 2 };
 	struct vmr v;
 	struct engine e;
-	replay_fixture(&e, &v, path, &policy_classic, &t, N, NULL, 1000, 0, "zram");
+	replay_fixture(&e, &v, path, policy_find("classic"), &t, N, NULL, 1000, 0, "zram");
 	assert_int_equal(e.vm[VM_oom_kill], 1);
 	assert_int_equal(e.tasks[0].killed, 1);
 	assert_int_equal(e.tasks[0].accesses, 1000);       /* the limit's worth */
@@ -346,7 +382,7 @@ static void precached_run(struct engine *e, struct vmr *v, const char *path, int
 	uint8_t kind[64];
 	for (int i = 0; i < 64; i++)
 		kind[i] = 1 | (precached && i < 32 ? VMR_PAGE_PRECACHED << 1 : 0);
-	replay_fixture(e, v, path, &policy_classic, task, 64, kind, 40, 0, "zram");
+	replay_fixture(e, v, path, policy_find("classic"), task, 64, kind, 40, 0, "zram");
 }
 
 static void precached_charged_outside(void **state)
@@ -402,7 +438,7 @@ static void readahead_run(struct engine *e, struct vmr *v, const char *path, con
 {
 	static const uint8_t kind[8] = { 0, 0, 0, 0, 1, 1, 1, 1 };
 	struct fixture_task t = { 0, recs, nr };
-	replay_fixture(e, v, path, &policy_classic, &t, 8, kind, limit, 0, "zram");
+	replay_fixture(e, v, path, policy_find("classic"), &t, 8, kind, limit, 0, "zram");
 }
 
 static void readahead_pages(void **state)
@@ -457,6 +493,7 @@ int main(void)
 		cmocka_unit_test(scan_count_fract),
 		cmocka_unit_test(scan_count_modes),
 		cmocka_unit_test(inactive_low),
+		cmocka_unit_test(stale_statistics),
 		cmocka_unit_test(two_touch),
 		cmocka_unit_test(refault_distance),
 		cmocka_unit_test(proportional_stop),

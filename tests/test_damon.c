@@ -1,5 +1,5 @@
 /*
- * test_damon.c — the DAMON expansion rule (replay/damon.h, FORMAT.md):
+ * test_damon.c — the DAMON expansion rule (replay/ingest/damon.h, replay/vmr/FORMAT.md):
  * how many passes a region gets for its nr_accesses, and when they
  * happen, worked out by hand.
  */
@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "damon.h"
+#include "ingest/damon.h"
 
 /* DAMON's defaults: 5 ms sampling, 100 ms aggregation, so N = 20 checks;
  * K = 4 passes at most.  passes = min(K, ceil(a * K / N)). */

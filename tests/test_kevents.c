@@ -21,8 +21,8 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "ingest.h"
-#include "vmr.h"
+#include "ingest/ingest.h"
+#include "vmr/vmr.h"
 
 /* ------------------------------------------------------------------ */
 /* A tiny CTF 1.8 writer: text metadata, one stream, one packet.        */

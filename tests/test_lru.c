@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "lru.h"
-#include "merge.h"
+#include "lru/lru.h"
+#include "lru/merge.h"
 #include "vmr_fixture.h"
 
 static uint64_t rng_state;

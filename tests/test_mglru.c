@@ -11,13 +11,14 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "engine.h"
-#include "mm_inline.h"
-#include "policy.h"
-#include "policy_mglru.h"
+#include "sim/engine.h"
+#include "mm/mm_inline.h"
+#include "mm/policy.h"
+#include "mm/lru_gen/lru_gen.h"
+#include "mm/internal.h"
 #include "vmr_fixture.h"
 #include "engine_fixture.h"
-#include "vmscan.h"
+#include "mm/vmscan.h"
 
 static void box_check(struct box *b)
 {
@@ -65,7 +66,7 @@ static void gen_arithmetic(void **state)
 	}
 
 	struct box b;
-	box_open(&b, &policy_mglru, 8, 4, 0, 0, 60);
+	box_open(&b, policy_find("mglru"), 8, 4, 0, 0, 60);
 	struct engine *e = &b.e;
 	const struct lru_gen_folio *lv = mglru_lruvec(e, box_memcg(&b));
 	/* lru_gen_init_lruvec: max_seq MIN_NR_GENS + 1, four live generations */
@@ -80,17 +81,17 @@ static void gen_arithmetic(void **state)
 	assert_int_equal(folio_lru_refs(f), 0);
 	const int tiers[4] = { 0, 1, 2, 2 };
 	for (int n = 1; n <= 4; n++) {
-		e->policy->folio_mark_accessed(e, 5);
+		folio_mark_accessed(e, 5);
 		assert_int_equal(folio_lru_refs(f), n);
 		assert_int_equal(lru_tier_from_refs(folio_lru_refs(f), !!(f->flags & PG_workingset)),
 				 tiers[n - 1]);
 		assert_false(f->flags & PG_workingset);
 	}
-	e->policy->folio_mark_accessed(e, 5);
+	folio_mark_accessed(e, 5);
 	assert_true(f->flags & PG_workingset);
 	assert_int_equal(folio_lru_refs(f), 4);
 	assert_int_equal(lru_tier_from_refs(4, 1), 3);
-	e->policy->folio_mark_accessed(e, 5);
+	folio_mark_accessed(e, 5);
 	assert_int_equal(folio_lru_refs(f), 4);
 	/* nothing moved, nothing counted */
 	assert_int_equal(folio_seq(e, 5), 0);
@@ -108,7 +109,7 @@ static void insertion(void **state)
 {
 	(void)state;
 	struct box b;
-	box_open(&b, &policy_mglru, 16, 8, 0, 1000, 60);
+	box_open(&b, policy_find("mglru"), 16, 8, 0, 1000, 60);
 	struct engine *e = &b.e;
 	int memcg = box_memcg(&b);
 	struct lru_gen_folio *lv = mglru_lruvec(e, memcg);
@@ -162,7 +163,7 @@ static void refault(void **state)
 {
 	(void)state;
 	struct box b;
-	box_open(&b, &policy_mglru, 16, 8, 1000, 1000, 60);
+	box_open(&b, policy_find("mglru"), 16, 8, 1000, 1000, 60);
 	struct engine *e = &b.e;
 	int memcg = box_memcg(&b);
 	struct lru_gen_folio *lv = mglru_lruvec(e, memcg);
@@ -172,7 +173,7 @@ static void refault(void **state)
 	f->memcg = (uint16_t)memcg;
 	f->flags |= PG_referenced;
 	f->gen_refs = 2;
-	e->policy->workingset_eviction(e, 12, -1);
+	workingset_eviction(e, 12, -1);
 	assert_true(f->flags & PG_shadow);
 	assert_int_equal(f->shadow, (0u << 2) | 2);
 	assert_int_equal(lv->evicted[0][1][2], 1);
@@ -180,10 +181,10 @@ static void refault(void **state)
 	/* Read back (not in a fault) while max_seq is 3: recent, not ws. */
 	f->flags &= ~(PG_referenced);
 	f->flags |= PG_resident;
-	e->policy->workingset_refault(e, 12);
+	workingset_refault(e, 12);
 	assert_int_equal(e->vm[VM_workingset_refault_file], 1);
 	assert_int_equal(lv->refaulted[0][1][2], 1);
-	e->policy->folio_add_lru(e, 12);
+	folio_add_lru(e, 12);
 	assert_int_equal(e->vm[VM_workingset_activate_file], 0);
 	assert_int_equal(e->vm[VM_workingset_restore_file], 0);
 	assert_int_equal(folio_seq(e, 12), 0);          /* a read, not ws: the oldest */
@@ -195,14 +196,16 @@ static void refault(void **state)
 	struct folio *a = &e->folio[3];
 	a->memcg = (uint16_t)memcg;
 	a->flags |= PG_workingset;
-	e->policy->workingset_eviction(e, 3, -1);
+	workingset_eviction(e, 3, -1);
 	assert_int_equal(lv->evicted[0][0][3], 1);
 	a->flags &= ~PG_workingset;
 	lv->max_seq = 6;
 	lv->min_seq[0] = lv->min_seq[1] = 3;
 	a->flags |= PG_resident | PG_mapped;
-	e->policy->workingset_refault(e, 3);
-	e->policy->folio_add_lru(e, 3);
+	e->in_lru_fault = 1;                            /* lru_gen_enter_fault */
+	workingset_refault(e, 3);
+	folio_add_lru(e, 3);
+	e->in_lru_fault = 0;
 	assert_int_equal(e->vm[VM_workingset_refault_anon], 1);
 	assert_int_equal(e->vm[VM_workingset_activate_anon], 0);
 	assert_false(a->flags & PG_workingset);
@@ -214,12 +217,14 @@ static void refault(void **state)
 	struct folio *w = &e->folio[4];
 	w->memcg = (uint16_t)memcg;
 	w->flags |= PG_workingset;
-	e->policy->workingset_eviction(e, 4, -1);
+	workingset_eviction(e, 4, -1);
 	assert_int_equal(w->shadow, 3u << 2);
 	w->flags &= ~PG_workingset;
 	w->flags |= PG_resident | PG_mapped;
-	e->policy->workingset_refault(e, 4);
-	e->policy->folio_add_lru(e, 4);
+	e->in_lru_fault = 1;
+	workingset_refault(e, 4);
+	folio_add_lru(e, 4);
+	e->in_lru_fault = 0;
 	assert_int_equal(e->vm[VM_workingset_refault_anon], 2);
 	assert_int_equal(e->vm[VM_workingset_activate_anon], 1);
 	assert_int_equal(e->vm[VM_workingset_restore_anon], 1);
@@ -230,9 +235,9 @@ static void refault(void **state)
 	/* A refault into another memcg's lruvec counts nothing at all. */
 	struct folio *o = &e->folio[5];
 	o->memcg = (uint16_t)memcg;
-	e->policy->workingset_eviction(e, 5, -1);
+	workingset_eviction(e, 5, -1);
 	o->memcg = 0;
-	e->policy->workingset_refault(e, 5);
+	workingset_refault(e, 5);
 	assert_int_equal(e->vm[VM_workingset_refault_anon], 2);
 	o->flags &= ~PG_resident;
 	o->memcg = 0;
@@ -255,7 +260,7 @@ static void type_to_scan(void **state)
 {
 	(void)state;
 	struct box b;
-	box_open(&b, &policy_mglru, 8, 4, 0, 1000, 60);
+	box_open(&b, policy_find("mglru"), 8, 4, 0, 1000, 60);
 	struct engine *e = &b.e;
 	struct lru_gen_folio *lv = mglru_lruvec(e, box_memcg(&b));
 
@@ -301,7 +306,7 @@ static void tier_idx(void **state)
 {
 	(void)state;
 	struct box b;
-	box_open(&b, &policy_mglru, 8, 4, 0, 1000, 60);
+	box_open(&b, policy_find("mglru"), 8, 4, 0, 1000, 60);
 	struct engine *e = &b.e;
 	struct lru_gen_folio *lv = mglru_lruvec(e, box_memcg(&b));
 	set_stats(lv, 0, 100, 1000);
@@ -333,7 +338,7 @@ static void swappiness_boost(void **state)
 {
 	(void)state;
 	struct box b;
-	box_open(&b, &policy_mglru_swappiness, 8, 4, 0, 1000, 60);
+	box_open(&b, policy_find("mglru+swappiness"), 8, 4, 0, 1000, 60);
 	struct engine *e = &b.e;
 	struct lru_gen_folio *lv = mglru_lruvec(e, box_memcg(&b));
 	const int want100[4] = { LRU_GEN_FILE, LRU_GEN_ANON, LRU_GEN_FILE, LRU_GEN_ANON };
@@ -359,7 +364,7 @@ static void swappiness_boost(void **state)
 	 * 818,100,000 -> anon. */
 	const struct reclaim_policy *gain = policy_find("mglru+sw-boost-gain");
 	assert_non_null(gain);
-	box_open(&b, &policy_mglru, 8, 4, 0, 1000, 60);
+	box_open(&b, policy_find("mglru"), 8, 4, 0, 1000, 60);
 	lv = mglru_lruvec(&b.e, box_memcg(&b));
 	set_stats(lv, 0, 100, 1000);
 	set_stats(lv, 1, 70, 1000);
@@ -379,7 +384,7 @@ static void run_aging(void **state)
 {
 	(void)state;
 	struct box b;
-	box_open(&b, &policy_mglru, 8, 4, 0, 1000, 60);
+	box_open(&b, policy_find("mglru"), 8, 4, 0, 1000, 60);
 	struct engine *e = &b.e;
 	struct lru_gen_folio *lv = mglru_lruvec(e, box_memcg(&b));
 	struct scan_control sc = sc_for(DEF_PRIORITY, 1);
@@ -410,7 +415,7 @@ static void run_aging(void **state)
 	 * DEF_PRIORITY when swappiness is 1 or 200, not at 60; sw-age-pref
 	 * ages when the preferred type (file at sw 1) has only two
 	 * generations while anon has four. */
-	box_open(&b, &policy_mglru_swappiness, 8, 4, 0, 1000, 60);
+	box_open(&b, policy_find("mglru+swappiness"), 8, 4, 0, 1000, 60);
 	e = &b.e;
 	lv = mglru_lruvec(e, box_memcg(&b));
 	sc = sc_for(DEF_PRIORITY, 1);
@@ -436,7 +441,7 @@ static void aging_walk(void **state)
 {
 	(void)state;
 	struct box b;
-	box_open(&b, &policy_mglru, 8, 8, 100, 1000, 60);
+	box_open(&b, policy_find("mglru"), 8, 8, 100, 1000, 60);
 	struct engine *e = &b.e;
 	int memcg = box_memcg(&b);
 	struct lru_gen_folio *lv = mglru_lruvec(e, memcg);
@@ -451,7 +456,7 @@ static void aging_walk(void **state)
 	assert_int_equal(lv->max_seq, 4);
 	assert_int_equal(lv->min_seq[0], 1);
 	assert_int_equal(lv->min_seq[1], 1);
-	assert_true(sc.lru_gen_mm_walk);                         /* the walk context stays */
+	assert_true(sc.sim.mm_walk);                         /* the walk context stays */
 	assert_true(e->folio[0].flags & PG_referenced);
 	assert_false(e->folio[0].flags & PG_young);
 	assert_int_equal(folio_seq(e, 0), 2);
@@ -504,7 +509,7 @@ static void inc_min_seq_order(void **state)
 	const struct reclaim_policy *noinv = policy_find("mglru+sw-no-inversion");
 	assert_non_null(noinv);
 	for (int pass = 0; pass < 4; pass++) {
-		const struct reclaim_policy *pol = pass & 1 ? noinv : &policy_mglru;
+		const struct reclaim_policy *pol = pass & 1 ? noinv : policy_find("mglru");
 		int sw = pass & 2 ? 0 : 60;
 		struct box b;
 		box_open(&b, pol, 8, 8, 100, 1000, sw);
@@ -586,7 +591,7 @@ static void imbalance(void **state)
 static void exhaustion(void **state)
 {
 	(void)state;
-	const struct reclaim_policy *pols[2] = { &policy_mglru, policy_find("mglru+sw-exhaustion") };
+	const struct reclaim_policy *pols[2] = { policy_find("mglru"), policy_find("mglru+sw-exhaustion") };
 	const uint64_t want[2] = { 0, 4 };
 	assert_non_null(pols[1]);
 	for (int i = 0; i < 2; i++) {
@@ -625,7 +630,7 @@ static void evict_outcomes(void **state)
 {
 	(void)state;
 	struct box b;
-	box_open(&b, &policy_mglru, 8, 8, 100, 1000, 200);
+	box_open(&b, policy_find("mglru"), 8, 8, 100, 1000, 200);
 	struct engine *e = &b.e;
 	int memcg = box_memcg(&b);
 	struct lru_gen_folio *lv = mglru_lruvec(e, memcg);
@@ -638,7 +643,7 @@ static void evict_outcomes(void **state)
 	assert_true(try_to_inc_max_seq(e, memcg, 4, 200, &sc));     /* max_seq 5 */
 	e->folio[0].flags |= PG_young;
 	e->folio[1].flags |= PG_young | PG_referenced;
-	sc.lru_gen_mm_walk = 0;
+	sc.sim.mm_walk = 0;
 	int scanned = evict_folios(e, 64, memcg, &sc, 200);
 	assert_int_equal(scanned, 3);
 	assert_int_equal(lv->min_seq[0], 3);
@@ -669,7 +674,7 @@ static void evict_outcomes(void **state)
 static void fallback_priority(void **state)
 {
 	(void)state;
-	const struct reclaim_policy *pols[2] = { &policy_mglru, &policy_mglru_swappiness };
+	const struct reclaim_policy *pols[2] = { policy_find("mglru"), policy_find("mglru+swappiness") };
 	const int want[2] = { 0, 2 };
 	for (int i = 0; i < 2; i++) {
 		struct box b;
@@ -699,7 +704,7 @@ static void look_around(void **state)
 	(void)state;
 	for (int walk = 0; walk <= 1; walk++) {
 		struct box b;
-		box_open(&b, &policy_mglru, 200, 200, 1000, 1000, 200);
+		box_open(&b, policy_find("mglru"), 200, 200, 1000, 1000, 200);
 		struct engine *e = &b.e;
 		int memcg = box_memcg(&b);
 		struct scan_control sc = sc_for(11, memcg);
@@ -710,7 +715,7 @@ static void look_around(void **state)
 		e->folio[51].flags |= PG_young | PG_referenced;  /* second: promote */
 		e->folio[150].flags |= PG_young | PG_referenced; /* out of the window */
 		e->folio[0].flags |= PG_young;                   /* the folio evicted first */
-		sc.lru_gen_mm_walk = walk;
+		sc.sim.mm_walk = walk;
 		/* evict exactly folio 0 (the tail of the oldest list: installed first) */
 		assert_int_equal(evict_folios(e, 1, memcg, &sc, 200), 1);
 		/* folio 0: first sighting, KEEP */
@@ -766,7 +771,7 @@ static void iso_throttle(void **state)
 {
 	(void)state;
 	struct box b;
-	box_open(&b, &policy_mglru_iso_throttle, 8, 4, 0, 1000, 60);
+	box_open(&b, policy_find("mglru+iso-throttle"), 8, 4, 0, 1000, 60);
 	struct engine *e = &b.e;
 	int memcg = box_memcg(&b);
 	struct lru_gen_folio *lv = mglru_lruvec(e, memcg);
@@ -799,9 +804,9 @@ static void iso_throttle(void **state)
 	assert_false(c.fatal);
 
 	/* kswapd is exempt: both allowed, no sleep. */
-	c.sc.kswapd = 1;
+	c.sc.sim.kswapd = 1;
 	assert_int_equal(throttle_in_thread(&c), both);
-	c.sc.kswapd = 0;
+	c.sc.sim.kswapd = 0;
 
 	/* A type with nothing evictable is never allowed (file empty). */
 	lv->nr_pages[2][1] = 0;
@@ -821,9 +826,9 @@ static void iso_throttle(void **state)
 	/* Nothing evictable at all: 0 at once, kswapd included. */
 	c.swappiness = 60;
 	lv->nr_pages[2][0] = 0;
-	c.sc.kswapd = 1;
+	c.sc.sim.kswapd = 1;
 	assert_int_equal(throttle_in_thread(&c), 0);
-	c.sc.kswapd = 0;
+	c.sc.sim.kswapd = 0;
 	assert_int_equal(throttle_in_thread(&c), 0);
 	assert_int_equal(e->vm[VM_mm_vmscan_throttled], 2);
 	assert_int_equal(e->sim.now, t0);
@@ -842,7 +847,7 @@ static void scan_balance(void **state)
 {
 	(void)state;
 	struct box b;
-	box_open(&b, &policy_mglru_scan_balance, 8, 4, 0, 1000, 60);
+	box_open(&b, policy_find("mglru+scan-balance"), 8, 4, 0, 1000, 60);
 	struct engine *e = &b.e;
 	int memcg = box_memcg(&b);
 	struct lru_gen_folio *lv = mglru_lruvec(e, memcg);
@@ -884,9 +889,17 @@ static void scan_balance(void **state)
 static void policy_names(void **state)
 {
 	(void)state;
-	assert_ptr_equal(policy_find("mglru"), &policy_mglru);
-	assert_ptr_equal(policy_find("mglru+swappiness+iso-throttle"), &policy_mglru_swappiness_iso_throttle);
-	assert_ptr_equal(policy_find("mglru+iso-throttle+swappiness"), &policy_mglru_swappiness_iso_throttle);
+	/* A composition that names a listed policy is that policy. */
+	const struct reclaim_policy *named = NULL;
+	for (int i = 0; reclaim_policies[i]; i++)
+		if (strcmp(reclaim_policies[i]->name, "mglru+swappiness+iso-throttle") == 0)
+			named = reclaim_policies[i];
+	assert_non_null(named);
+	assert_true(policy_find("mglru")->lru_gen);
+	assert_int_equal(policy_find("mglru")->variants, 0);
+	assert_false(policy_find("classic")->lru_gen);
+	assert_ptr_equal(policy_find("mglru+swappiness+iso-throttle"), named);
+	assert_ptr_equal(policy_find("mglru+iso-throttle+swappiness"), named);
 	const struct reclaim_policy *p = policy_find("mglru+scan-balance+iso-throttle+swappiness");
 	assert_non_null(p);
 	assert_string_equal(p->name, "mglru+swappiness+iso-throttle+scan-balance");
@@ -894,11 +907,12 @@ static void policy_names(void **state)
 	p = policy_find("mglru+sw-boost+sw-age-pref");
 	assert_non_null(p);
 	assert_string_equal(p->name, "mglru+sw-age-pref+sw-boost");
-	assert_int_equal(p->mglru_flags, MGLRU_SW_AGE_PREF | MGLRU_SW_BOOST);
+	assert_int_equal(p->variants, PATCH_SW_AGE_PREF | PATCH_SW_BOOST);
+	assert_true(p->lru_gen);
 	/* every sub-rule named is the full set */
 	assert_ptr_equal(policy_find("mglru+sw-age-pref+sw-no-gentle+sw-boost+sw-exhaustion+"
 				     "sw-retry-race+sw-no-inversion+sw-batched+sw-imbalance"),
-			 &policy_mglru_swappiness);
+			 policy_find("mglru+swappiness"));
 	assert_null(policy_find("mglru+"));
 	assert_null(policy_find("mglru+bogus"));
 	assert_null(policy_find("mglru+swappiness+swappiness"));
@@ -937,7 +951,7 @@ static void replay_invariants(void **state)
 	const char *names[] = { "mglru", "mglru+swappiness", "mglru+iso-throttle", "mglru+scan-balance",
 				"mglru+swappiness+iso-throttle", "mglru+swappiness+scan-balance+sw-boost-gain" };
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		struct engine_params p = { .policy = policy_find(names[i]), .swappiness = 100,
+		struct engine_params p = { .policy = policy_find(names[i]), .swappiness = 100, .page_cluster = 3, .vma_ra_enabled = 1,
 					   .memory_limit = 1000 * 4096, .node_memory = 1ull << 30,
 					   .swap_size = 8192 * 4096, .seed = 1 };
 		assert_non_null(p.policy);

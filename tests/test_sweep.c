@@ -13,10 +13,10 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "policy_list.h"
+#include "sweep/policy_list.h"
 #include "result.h"
-#include "sweep.h"
-#include "sweep_file.h"
+#include "sweep/sweep.h"
+#include "sweep/sweep_file.h"
 
 static const char table[] =
 	"lru\tno\tno\n"

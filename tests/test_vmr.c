@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "vmr.h"
+#include "vmr/vmr.h"
 #include "vmr_fixture.h"
 
 static char path[64];

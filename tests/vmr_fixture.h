@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include "vmr_write.h"
+#include "vmr/vmr_write.h"
 
 struct fixture_task {
 	uint64_t begin_ns;

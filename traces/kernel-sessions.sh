@@ -44,14 +44,14 @@ trap 'rm -rf "$work"' EXIT
 commit=$(git rev-parse --short HEAD)
 
 # The compile job's sources, as of this commit.
-git archive HEAD replay analysis capture | tar -x -C "$work/src"
+git archive HEAD lib replay analysis capture | tar -x -C "$work/src"
 cat >"$work/compile.sh" <<EOF
 #!/bin/sh
 # two compilers at once, two translation units of vmreplay ($commit);
 # fails if either does (a session of failed compiles is no compile)
 cd $work/src
-F="-std=gnu11 -O2 -D_GNU_SOURCE -Ireplay -Ianalysis -Icapture"
-cc \$F -c replay/kevents.c -o $work/obj/1.o & a=\$!
+F="-std=gnu11 -O2 -D_GNU_SOURCE -Ilib -Ireplay -Ianalysis -Icapture"
+cc \$F -c replay/ingest/kevents.c -o $work/obj/1.o & a=\$!
 cc \$F -c analysis/analyze.c -o $work/obj/2.o & b=\$!
 wait \$a && wait \$b || exit 1
 EOF
@@ -78,11 +78,11 @@ describe() {
     case $1 in
     compile) cat <<EOF
 A parallel compile job: \`gcc -O2 -c\` of two translation units of this
-repository at once (replay/kevents.c and analysis/analyze.c; sources of
+repository at once (replay/ingest/kevents.c and analysis/analyze.c; sources of
 commit $commit), in a 32 MiB memory cgroup. Each cc1 grows to tens of MiB of anonymous
 memory, so two at a time overflow the limit: memcg reclaim swaps their
 heaps out and in. Not instrumented: the demand stream is made from the
-kernel's page faults and page-cache events (replay/FORMAT.md).
+kernel's page faults and page-cache events (replay/vmr/FORMAT.md).
 EOF
     ;;
     reader) cat <<EOF

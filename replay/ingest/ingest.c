@@ -1,0 +1,222 @@
+/*
+ * ingest.c — a trace directory in, a verified .vmr out: the trace's
+ * content hash, the cache keyed by it (replay/vmr/FORMAT.md, "Trace hash
+ * and cache"), decoding (graph.c) only when the cache has no sound copy,
+ * and opening a replay input that may be either a .vmr or a trace.  Paths
+ * and modification times are left out of the key on purpose: a copied or
+ * moved trace is found again, a changed one is not.
+ */
+#include "ingest.h"
+#include "atomic.h"
+#include "sink.h"
+#include "tracedir.h"
+#include "vmr/vmr.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+/* ------------------------------------------------------------------ */
+/* Hash and cache                                                      */
+
+int trace_hash(const char *path, uint8_t hash[16], char *err, size_t errlen)
+{
+	char **files;
+	size_t nr;
+	if (tracedir_files(path, &files, &nr, err, errlen) != 0)
+		return -1;
+	XXH3_state_t *st = XXH3_createState();
+	char *buf = malloc(1 << 20);
+	int rc = st && buf ? 0 : -1;
+	if (rc)
+		snprintf(err, errlen, "out of memory");
+	else
+		XXH3_128bits_reset(st);
+	for (size_t i = 0; i < nr && rc == 0; i++) {
+		char full[8192];
+		snprintf(full, sizeof(full), "%s/%s", path, files[i]);
+		FILE *f = fopen(full, "rb");
+		if (!f) {
+			snprintf(err, errlen, "%s: %s", full, strerror(errno));
+			rc = -1;
+			break;
+		}
+		XXH3_128bits_update(st, files[i], strlen(files[i]) + 1);
+		size_t n;
+		uint64_t total = 0;
+		while ((n = fread(buf, 1, 1 << 20, f)) > 0) {
+			XXH3_128bits_update(st, buf, n);
+			total += n;
+		}
+		if (ferror(f)) {
+			snprintf(err, errlen, "%s: read error", full);
+			rc = -1;
+		}
+		XXH3_128bits_update(st, &total, sizeof(total));
+		fclose(f);
+	}
+	if (rc == 0) {
+		XXH128_canonical_t c;
+		XXH128_canonicalFromHash(&c, XXH3_128bits_digest(st));
+		memcpy(hash, c.digest, 16);
+	}
+	for (size_t i = 0; i < nr; i++)
+		free(files[i]);
+	free(files);
+	free(buf);
+	XXH3_freeState(st);
+	return rc;
+}
+
+const char *ingest_cache_dir(void)
+{
+	static char dir[4096];
+	const char *e = getenv("VMREPLAY_CACHE");
+	if (e && *e)
+		snprintf(dir, sizeof(dir), "%s", e);
+	else if ((e = getenv("XDG_CACHE_HOME")) && *e)
+		snprintf(dir, sizeof(dir), "%s/vmreplay", e);
+	else if ((e = getenv("HOME")) && *e)
+		snprintf(dir, sizeof(dir), "%s/.cache/vmreplay", e);
+	else
+		snprintf(dir, sizeof(dir), "/tmp/vmreplay-cache-%u", (unsigned)getuid());
+	return dir;
+}
+
+static int mkdir_p(const char *dir)
+{
+	char tmp[4096];
+	snprintf(tmp, sizeof(tmp), "%s", dir);
+	for (char *p = tmp + 1; *p; p++)
+		if (*p == '/') {
+			*p = '\0';
+			if (mkdir(tmp, 0755) != 0 && errno != EEXIST)
+				return -1;
+			*p = '/';
+		}
+	return mkdir(tmp, 0755) != 0 && errno != EEXIST ? -1 : 0;
+}
+
+/* Is PATH a sound .vmr of the trace with HASH?  A cached .vmr is used
+ * only if it verifies and is of this trace.  Fills REP from it; with
+ * KEEP, a sound one is left open (verified) there. */
+static int cache_valid(const char *path, const uint8_t hash[16], struct ingest_report *rep,
+		       struct vmr *keep)
+{
+	struct vmr v;
+	char err[256];
+	if (access(path, R_OK) != 0 || vmr_open(&v, path, err, sizeof(err)) != 0)
+		return 0;
+	int ok = memcmp(v.hdr->trace_hash, hash, 16) == 0;
+	if (ok) {
+		char buf[1024];
+		rep->tasks = v.hdr->nr_tasks;
+		rep->records = v.hdr->nr_records;
+		rep->accesses = v.hdr->nr_accesses;
+		rep->pages = v.hdr->nr_pages;
+		if (vmr_meta_get(&v, "events", buf, sizeof(buf)))
+			rep->events = strtoull(buf, NULL, 10);
+		if (vmr_meta_get(&v, "discarded_events", buf, sizeof(buf)))
+			rep->discarded = strtoull(buf, NULL, 10);
+		if (vmr_meta_get(&v, "kernel_page_alloc", buf, sizeof(buf)))
+			rep->kernel_alloc_events = strtoull(buf, NULL, 10);
+		if (vmr_meta_get(&v, "kernel_page_free", buf, sizeof(buf)))
+			rep->kernel_free_events = strtoull(buf, NULL, 10);
+		if (vmr_meta_get(&v, "skipped_events", rep->skipped, sizeof(rep->skipped)) == NULL)
+			rep->skipped[0] = '\0';
+	}
+	if (ok && keep)
+		*keep = v;
+	else
+		vmr_close(&v);
+	return ok;
+}
+
+static int copy_file(const char *from, const char *to, char *err, size_t errlen)
+{
+	struct vmr v;
+	/* Re-verify on the way out: a copy is only as good as its source. */
+	if (vmr_open(&v, from, err, errlen) != 0)
+		return -1;
+	struct atomic_file af;
+	int rc = -1;
+	if (atomic_open(&af, to, err, errlen) == 0) {
+		if (fwrite(v.map, 1, v.map_size, af.fp) == v.map_size)
+			rc = atomic_commit(&af, err, errlen);
+		else {
+			snprintf(err, errlen, "%s: write failed", to);
+			atomic_abort(&af);
+		}
+	}
+	vmr_close(&v);
+	return rc;
+}
+
+int ingest(const struct ingest_opts *o, struct ingest_report *rep,
+	   char *vmr_path, size_t vmr_path_len, char *err, size_t errlen)
+{
+	memset(rep, 0, sizeof(*rep));
+	if (trace_hash(o->trace, rep->hash, err, errlen) != 0)
+		return -1;
+	char hex[33], cached[4096 + 64];
+	vmr_hash_hex(rep->hash, hex);
+	const char *dir = ingest_cache_dir();
+	snprintf(cached, sizeof(cached), "%s/v%d-%s.vmr", dir, VMR_VERSION, hex);
+
+	struct vmr *keep = o->output ? NULL : o->opened;
+	if (o->use_cache && cache_valid(cached, rep->hash, rep, keep)) {
+		rep->cached = 1;
+		if (o->output) {
+			if (copy_file(cached, o->output, err, errlen) != 0)
+				return -1;
+			snprintf(vmr_path, vmr_path_len, "%s", o->output);
+		} else {
+			snprintf(vmr_path, vmr_path_len, "%s", cached);
+		}
+		return keep ? 1 : 0;
+	}
+	const char *target = o->output;
+	if (!target) {
+		if (mkdir_p(dir) != 0) {
+			snprintf(err, errlen, "%s: cannot create the cache directory: %s", dir, strerror(errno));
+			return -1;
+		}
+		target = cached;
+	}
+	if (ingest_decode(o->trace, rep->hash, target, o->progress, rep, err, errlen) != 0)
+		return -1;
+	snprintf(vmr_path, vmr_path_len, "%s", target);
+	/* Keep a copy in the cache too, so the next run decodes nothing. */
+	if (o->use_cache && o->output && mkdir_p(dir) == 0) {
+		char e2[256];
+		copy_file(o->output, cached, e2, sizeof(e2));
+	}
+	return 0;
+}
+
+int ingest_open_input(const char *input, struct vmr *v, char *path, size_t pathlen,
+		      int progress, char *err, size_t errlen)
+{
+	struct stat st;
+	if (stat(input, &st) != 0) {
+		snprintf(err, errlen, "%s: %s", input, strerror(errno));
+		return -1;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		/* A cached .vmr comes back open: it was just verified. */
+		struct ingest_opts o = { .trace = input, .use_cache = 1, .progress = progress, .opened = v };
+		struct ingest_report rep;
+		int r = ingest(&o, &rep, path, pathlen, err, errlen);
+		if (r < 0)
+			return -1;
+		if (r == 1)
+			return 0;
+	} else {
+		snprintf(path, pathlen, "%s", input);
+	}
+	return vmr_open(v, path, err, errlen);
+}

@@ -1,0 +1,639 @@
+/*
+ * kdemand.c — kevents_finish: what the collected kernel events become at
+ * the end of the trace.
+ *
+ * The events are put in time order (bridged events carry the kernel's
+ * timestamp, which is not the order LTTng recorded them in) and the
+ * process tree is rebuilt (fork, exec, exit, task names).  The events of
+ * the workload's tasks and kswapd are the ground truth (.vmr KEVENTS; all
+ * tasks' when the capture did not name the workload's first process).
+ * Unless the trace holds an instrumented workload's exact access stream,
+ * one walk over demand and process events in time order then turns page
+ * faults, reads, page-cache insertions (read-ahead or a buffered write)
+ * and deletions (a FREE, or an eviction kept as ground truth), exec, exit
+ * and DAMON passes into the demand stream, and flags the file pages that
+ * were cached before the session (replay/vmr/FORMAT.md, "Demand from
+ * kernel events" and PAGES).  Left out, because the kernel's tracepoints
+ * do not show them: accesses to pages already mapped (DAMON samples stand
+ * in), writes to pages already cached, and munmap.
+ */
+#include "kevents_priv.h"
+#include "ingest_sink.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------ */
+/* Orders and names                                                    */
+
+static void unpack_comm(char out[16], const uint64_t *src)
+{
+	memcpy(out, src, 16);
+	out[15] = '\0';
+}
+
+static int cmp_kev(const void *a, const void *b)
+{
+	const struct vmr_kev *x = a, *y = b;
+	if (x->ts_ns != y->ts_ns)
+		return x->ts_ns < y->ts_ns ? -1 : 1;
+	return x->reserved < y->reserved ? -1 : x->reserved > y->reserved;
+}
+
+static int cmp_dem(const void *a, const void *b)
+{
+	const struct kdem *x = a, *y = b;
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static int cmp_snap(const void *a, const void *b)
+{
+	const struct msnap *x = a, *y = b;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->ts < y->ts ? -1 : x->ts > y->ts;
+}
+
+static int cmp_dt(const void *a, const void *b)
+{
+	const struct dtarget *x = a, *y = b;
+	return x->ts < y->ts ? -1 : x->ts > y->ts;
+}
+
+/* ------------------------------------------------------------------ */
+/* Demand                                                              */
+
+struct walk {
+	struct kevents *k;
+	struct sink *s;
+	struct execs ex;
+	int shift;
+};
+
+/* Pages LO..HI of insertion A were read ahead: they enter the page cache
+ * (and the session's memory) without being referenced. */
+static int readahead_range(struct walk *w, const struct kdem *a, uint64_t lo, uint64_t hi)
+{
+	w->k->n_readahead += hi - lo + 1;
+	return ingest_sink_range(w->s, a->pid, a->tid, a->ts, VMR_PAGE_FILE, a->dev, a->a, lo, hi,
+				 VMR_OP_READAHEAD);
+}
+
+/* Page-cache adds a task made since its last demand event are resolved
+ * by what it does next: the read they were read-ahead for (a get_pages of
+ * the same file) or the fault they came after drops them (the read or
+ * fault names the pages it used); otherwise they were a buffered write's
+ * new pages: WRITE. */
+static int resolve_pending(struct walk *w, struct tinfo *t, const struct kdem *next)
+{
+	struct kevents *k = w->k;
+	int rc = 0;
+	for (size_t i = 0; i < t->pend_nr; i++) {
+		const struct kdem *a = &k->pend[t->pend_first + i];
+		int readahead = a->order & 0x80;   /* flagged: after a fault on this file */
+		unsigned order = a->order & 0x7f;
+		uint64_t lo = a->b, hi = a->b + (1ull << order) - 1;
+		if (next && next->kind == KK_FILEMAP_GET_PAGES && next->dev == a->dev && next->a == a->a) {
+			/* pages the read itself uses are its READs; the rest were
+			 * read ahead and not (yet) referenced */
+			uint64_t in_lo = lo > next->b ? lo : next->b, in_hi = hi < next->c ? hi : next->c;
+			if (in_hi < in_lo) {
+				rc |= readahead_range(w, a, lo, hi);
+			} else {
+				if (lo < in_lo)
+					rc |= readahead_range(w, a, lo, in_lo - 1);
+				if (in_hi < hi)
+					rc |= readahead_range(w, a, in_hi + 1, hi);
+			}
+			continue;
+		}
+		if (readahead) {
+			rc |= readahead_range(w, a, lo, hi);
+			continue;
+		}
+		rc |= ingest_sink_range(w->s, a->pid, a->tid, a->ts, VMR_PAGE_FILE, a->dev, a->a, a->b,
+					a->b + (1ull << order) - 1, VMR_OP_WRITE);
+		k->n_write_pages += 1ull << order;
+	}
+	t->pend_nr = 0;
+	return rc;
+}
+
+/* ---- file pages cached before the session ------------------------------ */
+
+/* In both cgroup versions a page-cache page is charged to the cgroup of
+ * the task that inserted it and stays there however often others use
+ * it.  A file page the workload used but never inserted (a compiler's
+ * text, shared libraries, headers read by an earlier build) was already
+ * cached: the session's limit reclaim never sees it.  Such pages are
+ * flagged VMR_PAGE_PRECACHED and the replay charges them outside the
+ * session (fault_in).  A page inserted by the workload at any
+ * time counts as its own from its first use (DEVIATIONS.md). */
+static int note_insertion(struct kevents *k, const struct kdem *d)
+{
+	uint64_t n = 1ull << (d->order & 0x7f);
+	if (kev_grow((void **)&k->ins, &k->cap_ins, k->nr_ins + n, sizeof(*k->ins)) != 0)
+		return -1;
+	for (uint64_t i = 0; i < n; i++)
+		k->ins[k->nr_ins++] = (struct pkey){ d->dev, d->a, d->b + i };
+	return 0;
+}
+
+static int cmp_pkey(const void *a, const void *b)
+{
+	const struct pkey *x = a, *y = b;
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	if (x->ino != y->ino)
+		return x->ino < y->ino ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+static void flag_if_not_inserted(void *arg, struct vmr_page *p)
+{
+	struct kevents *k = arg;
+	struct pkey key = { p->space, p->ino, p->index };
+	if (!k->nr_ins || !bsearch(&key, k->ins, k->nr_ins, sizeof(*k->ins), cmp_pkey)) {
+		p->flags |= VMR_PAGE_PRECACHED;
+		k->n_precached++;
+	}
+}
+
+static void mark_precached(struct kevents *k, struct sink *s)
+{
+	if (k->nr_ins)
+		qsort(k->ins, k->nr_ins, sizeof(*k->ins), cmp_pkey);
+	ingest_sink_each_file_page(s, flag_if_not_inserted, k);
+}
+
+static int add_pending(struct walk *w, struct tinfo *t, const struct kdem *d)
+{
+	struct kevents *k = w->k;
+	if (t->pend_nr && t->pend_first + t->pend_nr != k->nr_pend) {
+		/* keep each task's pending adds contiguous: move them to the end */
+		if (kev_grow((void **)&k->pend, &k->cap_pend, k->nr_pend + t->pend_nr + 1, sizeof(*k->pend)) != 0)
+			return -1;
+		memmove(k->pend + k->nr_pend, k->pend + t->pend_first, t->pend_nr * sizeof(*k->pend));
+		t->pend_first = k->nr_pend;
+		k->nr_pend += t->pend_nr;
+	}
+	if (!t->pend_nr)
+		t->pend_first = k->nr_pend;
+	if (kev_grow((void **)&k->pend, &k->cap_pend, k->nr_pend + 1, sizeof(*k->pend)) != 0)
+		return -1;
+	struct kdem p = *d;
+	p.order &= 0x7f;
+	if (t->last_fault_file && t->last_fault_dev == d->dev && t->last_fault_ino == d->a)
+		p.order |= 0x80;
+	k->pend[k->nr_pend++] = p;
+	t->pend_nr++;
+	return 0;
+}
+
+static int on_fault(struct walk *w, struct tinfo *t, const struct kdem *d)
+{
+	struct kevents *k = w->k;
+	uint64_t addr = d->a, ec = d->b;
+	int write = (ec & 2) != 0;
+	unsigned op = write ? VMR_OP_STORE : VMR_OP_LOAD;
+	const struct msnap *sn = kev_snap_at(k, d->pid, kev_epoch_of(&w->ex, d->pid, d->ts), d->ts);
+	const struct mreg *r = sn ? kev_region_at(k, sn, addr) : NULL;
+	t->last_fault_file = 0;
+	if (r && r->file && !(write && r->priv)) {
+		uint64_t index = (addr - r->start + r->pgoff) >> w->shift;
+		t->last_fault_file = 1;
+		t->last_fault_dev = r->dev;
+		t->last_fault_ino = r->ino;
+		k->n_fault_file++;
+		return ingest_sink_range(w->s, d->pid, d->tid, d->ts, VMR_PAGE_FILE, r->dev, r->ino,
+					 index, index, op);
+	}
+	if (!r)
+		k->n_fault_unmapped++;
+	else if (r->file)
+		k->n_fault_cow++;
+	k->n_fault_anon++;
+	uint64_t page = addr >> w->shift;
+	return ingest_sink_range(w->s, d->pid, d->tid, d->ts, VMR_PAGE_ANON, d->pid, 0, page, page, op);
+}
+
+/* One DAMON pass over a region: every resident page already known. */
+static int on_damon_pass(struct walk *w, const struct kdem *d)
+{
+	struct kevents *k = w->k;
+	uint32_t pid = d->pid;
+	struct tinfo *t = kev_tinfo(k, pid, 0);
+	uint32_t tid = pid;
+	if (t && t->pend_nr && resolve_pending(w, t, NULL) != 0)
+		return -1;
+	const struct msnap *sn = kev_snap_at(k, pid, kev_epoch_of(&w->ex, pid, d->ts), d->ts);
+	uint64_t start = d->a, end = d->b;
+	int64_t n = 0;
+	if (!sn) {                     /* no maps: the region is anonymous memory */
+		n = ingest_sink_known(w->s, pid, tid, d->ts, VMR_PAGE_ANON, pid, 0, start >> w->shift,
+				      (end - 1) >> w->shift);
+	} else {
+		const struct mreg *r = k->reg + sn->first;
+		for (size_t i = 0; i < sn->nr && n >= 0; i++) {
+			if (r[i].end <= start || r[i].start >= end)
+				continue;
+			uint64_t a = r[i].start > start ? r[i].start : start;
+			uint64_t b = r[i].end < end ? r[i].end : end;
+			int64_t m;
+			if (r[i].file) {
+				m = ingest_sink_known(w->s, pid, tid, d->ts, VMR_PAGE_FILE, r[i].dev, r[i].ino,
+						      (a - r[i].start + r[i].pgoff) >> w->shift,
+						      (b - 1 - r[i].start + r[i].pgoff) >> w->shift);
+				if (m >= 0 && r[i].priv) {     /* written pages became anon */
+					int64_t m2 = ingest_sink_known(w->s, pid, tid, d->ts, VMR_PAGE_ANON, pid, 0,
+								       a >> w->shift, (b - 1) >> w->shift);
+					m = m2 < 0 ? -1 : m + m2;
+				}
+			} else {
+				m = ingest_sink_known(w->s, pid, tid, d->ts, VMR_PAGE_ANON, pid, 0,
+						      a >> w->shift, (b - 1) >> w->shift);
+			}
+			n = m < 0 ? -1 : n + m;
+		}
+	}
+	if (n < 0)
+		return -1;
+	k->n_damon_refs += (uint64_t)n;
+	return 0;
+}
+
+static int push_out(struct kevents *k, const struct vmr_kev *e)
+{
+	if (kev_grow((void **)&k->out, &k->cap_out, k->nr_out + 1, sizeof(*k->out)) != 0)
+		return -1;
+	k->out[k->nr_out++] = *e;
+	return 0;
+}
+
+static void name_task(void *arg, uint32_t tid, uint32_t *ppid, char comm[16])
+{
+	struct kevents *k = arg;
+	struct tinfo *t = kev_tinfo(k, tid, 0);
+	if (!t)
+		return;
+	if (!*ppid)
+		*ppid = t->ppid;
+	if (!comm[0] && t->comm[0])
+		memcpy(comm, t->comm, 16);
+}
+
+/* DAMON samples → passes (demand entries of kind KK_DAMON_PASS). */
+static int expand_damon(struct kevents *k)
+{
+	size_t nr = k->nr_dem;
+	for (size_t i = 0; i < nr; i++) {
+		if (k->dem[i].kind != KK_DAMON)
+			continue;
+		struct kdem d = k->dem[i];
+		uint32_t target = (uint32_t)(d.c >> 32), acc = (uint32_t)d.c;
+		/* the pid DAMON monitored as TARGET at that time */
+		int32_t pid = -1;
+		for (size_t j = 0; j < k->nr_dt && k->dt[j].ts <= d.ts; j++)
+			if (k->dt[j].id == target)
+				pid = k->dt[j].pid;
+		if (pid < 0 && k->nr_dt == 0 && target == 0 && k->root_pid)
+			pid = (int32_t)k->root_pid;
+		k->n_damon_regions++;
+		if (pid <= 0) {
+			k->n_damon_lost++;
+			continue;
+		}
+		unsigned passes = damon_passes(&k->damon, acc);
+		for (unsigned j = 0; j < passes; j++) {
+			if (kev_grow((void **)&k->dem, &k->cap_dem, k->nr_dem + 1, sizeof(*k->dem)) != 0)
+				return -1;
+			struct kdem *p = &k->dem[k->nr_dem++];
+			*p = d;
+			p->kind = KK_DAMON_PASS;
+			p->pid = (uint32_t)pid;
+			p->tid = (uint32_t)pid;
+			p->ts = damon_pass_time(&k->damon, d.ts, passes, j);
+			p->seq = k->seq++;
+			k->n_damon_passes++;
+		}
+	}
+	return 0;
+}
+
+static void meta_session(struct kevents *k, struct sink *s)
+{
+	if (k->saw_session) {
+		ingest_sink_meta(s, "capture_root_pid", "%u", k->root_pid);
+		ingest_sink_meta(s, "capture_cgroup", "%s", k->cap.cgroup);
+		ingest_sink_meta(s, "capture_cgroup_version", "%llu", (unsigned long long)k->cap.cgroup_version);
+		ingest_sink_meta(s, "capture_memory_limit", "%llu", (unsigned long long)k->cap.limit);
+		ingest_sink_meta(s, "capture_swappiness", "%lld", (long long)k->cap.swappiness);
+		ingest_sink_meta(s, "swap_kind", "%s", k->cap.swap_kind);
+		ingest_sink_meta(s, "swap_device", "%s", k->cap.swap_device);
+		ingest_sink_meta(s, "swap_size", "%llu", (unsigned long long)k->cap.swap_size);
+		ingest_sink_meta(s, "kernel_source", "%s", k->cap.kernel_source);
+		ingest_sink_meta(s, "capture_lru_kind", "%s", k->cap.lru_kind);
+		ingest_sink_meta(s, "thp", "%s", k->cap.thp);
+		ingest_sink_meta(s, "capture_period_ms", "%llu", (unsigned long long)k->cap.period_ms);
+		ingest_sink_meta(s, "damon", "%s: %s", k->cap.damon ? "on" : "off", k->cap.damon_note);
+		ingest_sink_meta(s, "capture_filter", "%s", k->cap.filter);
+		if (k->cap.lru_gen_enabled != INT64_MIN && k->cap.lru_gen_enabled < 0)
+			ingest_sink_meta(s, "capture_lru_gen_enabled", "none");
+		else if (k->cap.lru_gen_enabled != INT64_MIN)
+			ingest_sink_meta(s, "capture_lru_gen_enabled", "0x%04llx",
+					 (unsigned long long)k->cap.lru_gen_enabled);
+		if (k->cap.lru_gen_min_ttl_ms != INT64_MIN && k->cap.lru_gen_min_ttl_ms >= 0)
+			ingest_sink_meta(s, "capture_lru_gen_min_ttl_ms", "%lld", (long long)k->cap.lru_gen_min_ttl_ms);
+		if (k->cap.kernel_version[0])
+			ingest_sink_meta(s, "kernel_version", "%s", k->cap.kernel_version);
+		if (k->cap.build_source[0]) {
+			ingest_sink_meta(s, "kernel_build_source", "%s", k->cap.build_source);
+			ingest_sink_meta(s, "kernel_build_version", "%s", k->cap.build_version);
+			if (k->cap.build_tree[0])
+				ingest_sink_meta(s, "kernel_build_tree", "%s", k->cap.build_tree);
+			ingest_sink_meta(s, "kernel_build_config", "%s", k->cap.build_config);
+			ingest_sink_meta(s, "kernel_build_patches", "%s", k->cap.build_patches);
+			ingest_sink_meta(s, "kernel_build_key", "%s", k->cap.build_key);
+		}
+	}
+	if (k->cap.have_end) {
+		ingest_sink_meta(s, "ftrace_lost_events", "%llu", (unsigned long long)k->cap.end_lost);
+		ingest_sink_meta(s, "bridged_events", "%llu", (unsigned long long)k->cap.end_bridged);
+		ingest_sink_meta(s, "workload_status", "%lld", (long long)k->cap.end_status);
+		ingest_sink_meta(s, "workload_elapsed_ns", "%llu", (unsigned long long)k->cap.end_elapsed);
+	}
+}
+
+int kevents_finish(struct kevents *k, struct sink *s)
+{
+	if (k->nr_kev)
+		qsort(k->kev, k->nr_kev, sizeof(*k->kev), cmp_kev);
+	if (k->nr_dt)
+		qsort(k->dt, k->nr_dt, sizeof(*k->dt), cmp_dt);
+
+	/* The process tree, from the first process the capture started. */
+	struct tinfo *root = k->root_pid ? kev_tinfo(k, k->root_pid, 1) : NULL;
+	if (k->root_pid && !root)
+		goto oom;
+	if (root) {
+		root->in_tree = 1;
+		root->pid = k->root_pid;
+		root->threads = 1;
+	}
+	for (size_t i = 0; i < k->nr_kev; i++) {
+		const struct vmr_kev *e = &k->kev[i];
+		struct tinfo *t = kev_tinfo(k, e->tid, 1);
+		if (!t)
+			goto oom;
+		if (e->pid && !t->named)
+			t->pid = e->pid;
+		switch (e->type) {
+		case VMR_KEV_FORK: {
+			struct tinfo *p = kev_tinfo(k, (uint32_t)e->f[0], 1), *ch = kev_tinfo(k, (uint32_t)e->f[2], 1);
+			if (!p || !ch)
+				goto oom;
+			ch->pid = (uint32_t)e->f[3];
+			ch->ppid = (uint32_t)e->f[0];
+			unpack_comm(ch->comm, &e->f[4]);
+			ch->in_tree = p->in_tree || !k->root_pid;
+			ch->named = 1;
+			break;
+		}
+		case VMR_KEV_EXEC:
+			unpack_comm(t->comm, e->f);
+			t->pid = t->tid;
+			break;
+		case VMR_KEV_COMM:
+			if (!t->comm[0])
+				unpack_comm(t->comm, e->f);
+			if (strncmp(t->comm, "kswapd", 6) == 0)
+				t->kswapd = 1;
+			break;
+		case VMR_KEV_KSWAPD_WAKE:
+		case VMR_KEV_KSWAPD_SLEEP:
+			t->kswapd = 1;
+			break;
+		}
+	}
+	/* Ground truth: the workload's tasks and kswapd (all tasks when the
+	 * trace does not say which process the workload started with). */
+	for (size_t i = 0; i < k->nr_kev; i++) {
+		struct vmr_kev e = k->kev[i];
+		struct tinfo *t = kev_tinfo(k, e.tid, 0);
+		int keep = !k->root_pid || (t && (t->in_tree || t->kswapd));
+		if (e.type == VMR_KEV_FORK) {
+			struct tinfo *ch = kev_tinfo(k, (uint32_t)e.f[2], 0);
+			keep = keep || (ch && ch->in_tree);
+		}
+		if (!keep) {
+			k->n_filtered++;
+			continue;
+		}
+		if (t && e.pid == 0)
+			e.pid = t->pid;
+		e.reserved = 0;
+		if (push_out(k, &e) != 0)
+			goto oom;
+	}
+
+	/* Demand, unless the trace has an exact stream (an instrumented
+	 * workload's own events say more than faults can). */
+	uint64_t ps = ingest_sink_page_size(s);
+	int exact = ingest_sink_accesses(s) > 0;
+	size_t nr_fault = 0;
+	for (size_t i = 0; i < k->nr_dem; i++)
+		nr_fault += k->dem[i].kind == KK_FAULT;
+	if (!exact && k->nr_dem) {
+		struct walk w = { .k = k, .s = s, .shift = __builtin_ctzll(ps) };
+		if (expand_damon(k) != 0)
+			goto oom;
+		qsort(k->dem, k->nr_dem, sizeof(*k->dem), cmp_dem);
+		/* exec epochs and maps snapshots in (pid, time) order */
+		size_t nex = 0;
+		for (size_t i = 0; i < k->nr_kev; i++)
+			nex += k->kev[i].type == VMR_KEV_EXEC;
+		w.ex.e = calloc(nex ? nex : 1, sizeof(*w.ex.e));
+		if (!w.ex.e)
+			goto oom;
+		for (size_t i = 0; i < k->nr_kev; i++)
+			if (k->kev[i].type == VMR_KEV_EXEC) {
+				w.ex.e[w.ex.n].pid = k->kev[i].pid;
+				w.ex.e[w.ex.n].ts = k->kev[i].ts_ns;
+				w.ex.n++;
+			}
+		if (w.ex.n)
+			qsort(w.ex.e, w.ex.n, sizeof(*w.ex.e), kev_cmp_exec);
+		for (size_t i = 0; i < k->nr_snap; i++)
+			k->snap[i].epoch = kev_epoch_of(&w.ex, (uint32_t)k->snap[i].pid, k->snap[i].ts);
+		if (k->nr_snap)
+			qsort(k->snap, k->nr_snap, sizeof(*k->snap), cmp_snap);
+		ingest_sink_track_residency(s);
+
+		/* One walk over demand and process/reclaim events in time order. */
+		size_t i = 0, j = 0;
+		int rc = 0;
+		while (rc == 0 && (i < k->nr_out || j < k->nr_dem)) {
+			int take_kev = j >= k->nr_dem || (i < k->nr_out && k->out[i].ts_ns <= k->dem[j].ts);
+			if (take_kev) {
+				const struct vmr_kev *e = &k->out[i++];
+				struct tinfo *t = kev_tinfo(k, e->tid, 0);
+				if (!t)
+					continue;
+				switch (e->type) {
+				case VMR_KEV_DIRECT_BEGIN:
+				case VMR_KEV_MEMCG_BEGIN:
+					t->in_reclaim = 1;
+					break;
+				case VMR_KEV_DIRECT_END:
+				case VMR_KEV_MEMCG_END:
+					t->in_reclaim = 0;
+					break;
+				case VMR_KEV_FORK: {
+					struct tinfo *ch = kev_tinfo(k, (uint32_t)e->f[2], 0);
+					struct tinfo *leader = ch ? kev_tinfo(k, ch->pid, 1) : NULL;
+					if (leader)
+						leader->threads++;
+					break;
+				}
+				case VMR_KEV_EXEC:
+					/* the old address space is gone */
+					rc |= resolve_pending(&w, t, NULL);
+					rc |= ingest_sink_free_space(s, e->pid, e->tid, e->ts_ns, e->pid);
+					ingest_sink_task_end(s, e->tid, e->ts_ns);
+					break;
+				case VMR_KEV_EXIT: {
+					rc |= resolve_pending(&w, t, NULL);
+					struct tinfo *leader = kev_tinfo(k, t->pid, 0);
+					if (leader && --leader->threads <= 0)
+						rc |= ingest_sink_free_space(s, t->pid, e->tid, e->ts_ns, t->pid);
+					ingest_sink_task_end(s, e->tid, e->ts_ns);
+					break;
+				}
+				}
+				continue;
+			}
+			const struct kdem *d = &k->dem[j++];
+			struct tinfo *t = kev_tinfo(k, d->tid, 1);
+			if (!t)
+				goto oom;
+			if (k->root_pid && !t->in_tree && d->kind != KK_DAMON_PASS) {
+				k->n_filtered++;
+				continue;
+			}
+			if (!d->pid) {
+				struct kdem *dd = (struct kdem *)d;
+				dd->pid = t->pid;
+			}
+			switch (d->kind) {
+			case KK_FAULT:
+				rc |= resolve_pending(&w, t, d);
+				rc |= on_fault(&w, t, d);
+				break;
+			case KK_FILEMAP_GET_PAGES:
+				rc |= resolve_pending(&w, t, d);
+				t->last_fault_file = 0;
+				rc |= ingest_sink_range(s, d->pid, d->tid, d->ts, VMR_PAGE_FILE, d->dev, d->a,
+							d->b, d->c, VMR_OP_READ);
+				k->n_read_pages += d->c - d->b + 1;
+				break;
+			case KK_FILEMAP_ADD:
+				if (add_pending(&w, t, d) != 0 || note_insertion(k, d) != 0)
+					goto oom;
+				break;
+			case KK_FILEMAP_DELETE:
+				if (t->kswapd || t->in_reclaim) {
+					/* reclaim evicted it: ground truth, kept after the walk */
+					if (kev_grow((void **)&k->evict, &k->cap_evict, k->nr_evict + 1,
+						     sizeof(*k->evict)) != 0)
+						goto oom;
+					struct vmr_kev *e = &k->evict[k->nr_evict++];
+					memset(e, 0, sizeof(*e));
+					e->ts_ns = d->ts;
+					e->tid = d->tid;
+					e->pid = d->pid;
+					e->type = VMR_KEV_FILE_EVICT;
+					e->cpu = d->cpu;
+					for (int f = 0; f < VMR_KEV_FIELDS; f++)
+						e->f[f] = VMR_ABSENT;
+					e->f[0] = d->dev;
+					e->f[1] = d->a;
+					e->f[2] = d->b;
+					e->f[3] = d->order;
+					k->n_evict++;
+				} else {
+					rc |= resolve_pending(&w, t, d);
+					rc |= ingest_sink_range(s, d->pid, d->tid, d->ts, VMR_PAGE_FILE, d->dev, d->a,
+								d->b, d->b + (1ull << d->order) - 1, VMR_OP_FREE);
+					k->n_free_pages += 1ull << d->order;
+				}
+				break;
+			case KK_DAMON_PASS:
+				rc |= on_damon_pass(&w, d);
+				break;
+			}
+		}
+		for (size_t n = 0; n < k->nr_t && rc == 0; n++)
+			if (k->t[n].pend_nr)
+				rc |= resolve_pending(&w, &k->t[n], NULL);
+		free(w.ex.e);
+		if (rc != 0 || ingest_sink_failed(s))
+			return -1;
+		mark_precached(k, s);
+		/* evictions into the ground truth, in time order */
+		for (size_t n = 0; n < k->nr_evict; n++)
+			if (push_out(k, &k->evict[n]) != 0)
+				goto oom;
+		for (size_t n = 0; n < k->nr_out; n++)
+			k->out[n].reserved = (uint32_t)n;
+		if (k->nr_out)
+			qsort(k->out, k->nr_out, sizeof(*k->out), cmp_kev);
+		for (size_t n = 0; n < k->nr_out; n++)
+			k->out[n].reserved = 0;
+		ingest_sink_name_tasks(s, name_task, k);
+	}
+
+	/* Metadata. */
+	if (k->events) {
+		meta_session(k, s);
+		ingest_sink_meta(s, "kernel_events", "%llu", (unsigned long long)k->events);
+		ingest_sink_meta(s, "ground_truth_events", "%llu", (unsigned long long)k->nr_out);
+		ingest_sink_meta(s, "memcg_snapshots", "%llu", (unsigned long long)k->nr_memcg);
+		if (k->n_filtered)
+			ingest_sink_meta(s, "kernel_events_not_of_the_workload", "%llu",
+					 (unsigned long long)k->n_filtered);
+		ingest_sink_meta(s, "demand_source", "%s",
+				 exact ? "ust (the workload's own events; kernel demand events not used)"
+				       : k->nr_dem ? "kernel (faults, page-cache events, DAMON)" : "none");
+		if (!exact && k->nr_dem) {
+			ingest_sink_meta(s, "demand_faults",
+					 "%llu (%llu anon incl. %llu copy-on-write and %llu outside any known "
+					 "mapping, %llu file)",
+					 (unsigned long long)nr_fault,
+					 (unsigned long long)k->n_fault_anon, (unsigned long long)k->n_fault_cow,
+					 (unsigned long long)k->n_fault_unmapped,
+					 (unsigned long long)k->n_fault_file);
+			ingest_sink_meta(s, "demand_page_cache",
+					 "%llu pages read, %llu pages written, %llu freed, %llu read-ahead "
+					 "(inserted, not referenced), %llu evicted by reclaim, %llu file pages found "
+					 "cached (charged outside the session)",
+					 (unsigned long long)k->n_read_pages, (unsigned long long)k->n_write_pages,
+					 (unsigned long long)k->n_free_pages, (unsigned long long)k->n_readahead,
+					 (unsigned long long)k->n_evict, (unsigned long long)k->n_precached);
+			ingest_sink_meta(s, "demand_damon",
+					 "%llu regions, %llu passes, %llu page references (sample %llu us, "
+					 "aggregation %llu us, max %u passes)%s",
+					 (unsigned long long)k->n_damon_regions,
+					 (unsigned long long)k->n_damon_passes, (unsigned long long)k->n_damon_refs,
+					 (unsigned long long)(k->damon.sample_ns / 1000),
+					 (unsigned long long)(k->damon.aggr_ns / 1000), k->damon.max_passes,
+					 k->n_damon_lost ? " (some of unknown targets)" : "");
+			ingest_sink_meta(s, "maps_snapshots", "%llu", (unsigned long long)k->nr_snap);
+		}
+	}
+	return ingest_sink_failed(s) ? -1 : 0;
+oom:
+	ingest_sink_fail(s, "out of memory (kernel events)");
+	return -1;
+}

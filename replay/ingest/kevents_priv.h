@@ -1,0 +1,148 @@
+/*
+ * kevents_priv.h — what the files of the kernel-event half of ingest
+ * share: kevents.c (collecting events as they are decoded), kmaps.c
+ * (address-space snapshots) and kdemand.c (kevents_finish: ground truth
+ * and the demand stream).  Only they include it.
+ */
+#ifndef KEVENTS_PRIV_H
+#define KEVENTS_PRIV_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "damon.h"
+#include "kevents.h"
+
+enum kkind {
+	/* 1..VMR_KEV_NR_TYPES-1: ground truth, as enum vmr_kev_type */
+	KK_FAULT = 32, KK_FILEMAP_ADD, KK_FILEMAP_DELETE, KK_FILEMAP_GET_PAGES, KK_DAMON,
+	KK_DAMON_PASS,                 /* made from KK_DAMON at the end */
+	KK_SCHED_SWITCH,
+	KK_CAPTURE_SESSION, KK_MEMCG_STAT, KK_PROC_MAPS, KK_TASK_COMM, KK_DAMON_TARGET,
+	KK_CAPTURE_END,
+};
+
+/* A demand-side event, compact (faults are most of a trace). */
+struct kdem {
+	uint64_t ts;
+	uint32_t tid, pid;
+	uint32_t seq;
+	uint8_t kind;
+	uint8_t order;
+	uint16_t cpu;
+	uint64_t dev;
+	uint64_t a, b, c;
+};
+
+struct mreg {
+	uint64_t start, end, pgoff, dev, ino;
+	int file;                      /* page cache backed (not shmem/anon) */
+	int priv;                      /* MAP_PRIVATE: written pages become anon */
+};
+
+struct msnap {
+	int32_t pid;
+	uint32_t epoch;
+	uint64_t ts;
+	size_t first, nr;
+};
+
+struct dtarget {
+	uint64_t ts;
+	uint32_t id;
+	int32_t pid;
+};
+
+struct tinfo {
+	uint32_t tid, pid, ppid;
+	char comm[16];
+	uint8_t used, in_tree, kswapd, in_reclaim, last_fault_file, named, comm_seen;
+	int32_t threads;               /* of the thread group, when tid == pid */
+	uint64_t last_fault_dev, last_fault_ino;
+	size_t pend_first, pend_nr;    /* pending page-cache adds (in k->pend) */
+};
+
+struct kevents {
+	struct kclass *cls;
+	size_t nr_cls, cap_cls;
+
+	struct vmr_kev *kev;
+	size_t nr_kev, cap_kev;
+	struct kdem *dem;
+	size_t nr_dem, cap_dem;
+	struct vmr_memcg *memcg;
+	size_t nr_memcg, cap_memcg;
+	struct mreg *reg;
+	size_t nr_reg, cap_reg;
+	struct msnap *snap;
+	size_t nr_snap, cap_snap;
+	struct dtarget *dt;
+	size_t nr_dt, cap_dt;
+	struct vmr_kev *out;           /* ground truth after finish */
+	size_t nr_out, cap_out;
+	uint32_t seq;
+	uint64_t events;
+
+	/* kernel domain: current task per CPU, from sched_switch */
+	uint32_t *cur_tid;
+	size_t nr_cpus;
+
+	/* tasks */
+	struct tinfo *t;
+	size_t nr_t, cap_t;
+	uint32_t *tslot;
+	size_t nr_tslot;
+
+	/* pending filemap adds, by task */
+	struct kdem *pend;
+	size_t nr_pend, cap_pend;
+	/* file pages the workload inserted into the page cache */
+	struct pkey { uint64_t dev, ino, index; } *ins;
+	size_t nr_ins, cap_ins;
+
+	/* capture facts: the capture's session event, kept whole */
+	struct {
+		char cgroup[512], swap_kind[32], swap_device[512], kernel_source[32], lru_kind[16];
+		char thp[32], damon_note[512], filter[512];
+		/* the kernel's LRU and how it was built (test bed), if recorded */
+		int64_t lru_gen_enabled, lru_gen_min_ttl_ms;
+		char kernel_version[512], build_source[64], build_version[128], build_tree[1024];
+		char build_config[80], build_patches[1024], build_key[256];
+		uint64_t cgroup_version, limit, swap_size, period_ms, damon, update_us;
+		int64_t swappiness;
+		uint64_t end_lost, end_bridged, end_elapsed;
+		int64_t end_status;
+		int have_end;
+	} cap;
+	struct vmr_kev *evict;         /* file folios evicted, found by the walk */
+	size_t nr_evict, cap_evict;
+	uint32_t root_pid;
+	struct damon_attrs damon;
+	int saw_session;
+
+	/* counts for the metadata */
+	uint64_t n_fault_anon, n_fault_file, n_fault_unmapped, n_fault_cow;
+	uint64_t n_read_pages, n_write_pages, n_free_pages, n_evict, n_readahead, n_precached;
+	uint64_t n_damon_regions, n_damon_passes, n_damon_refs, n_damon_lost;
+	uint64_t n_filtered;
+};
+
+/* exec times per pid, for telling address spaces apart */
+struct execs {
+	struct { uint32_t pid; uint64_t ts; } *e;
+	size_t n;
+};
+
+/* kevents.c */
+int kev_grow(void **p, size_t *cap, size_t need, size_t size);
+#define GROW(k, arr, nr, cap) kev_grow((void **)&(k)->arr, &(k)->cap, (k)->nr + 1, sizeof(*(k)->arr))
+/* The task TID (created if CREATE); NULL if unknown or out of memory. */
+struct tinfo *kev_tinfo(struct kevents *k, uint32_t tid, int create);
+
+/* kmaps.c */
+int kev_parse_maps(struct kevents *k, int32_t pid, uint64_t ts, const char *text);
+int kev_cmp_exec(const void *a, const void *b);
+uint32_t kev_epoch_of(const struct execs *x, uint32_t pid, uint64_t ts);
+const struct msnap *kev_snap_at(const struct kevents *k, uint32_t pid, uint32_t epoch, uint64_t ts);
+const struct mreg *kev_region_at(const struct kevents *k, const struct msnap *s, uint64_t addr);
+
+#endif

@@ -1,0 +1,525 @@
+/*
+ * sink.c — the event sink's state and output: per-task record streams
+ * (delays, runs of consecutive ids), dense page ids (pagemap.h), page
+ * residency for the kernel-event demand, the metadata lines, the range
+ * worker that gives pages their ids on a second thread, what kevents may
+ * do to the streams (ingest_sink.h), and the .vmr the sink finally writes
+ * (replay/vmr/FORMAT.md: META, TASKS, RECORDS, PAGES, VMSTAT, KEVENTS,
+ * MEMCG).  A page is kept as its identity only (kind, space, inode,
+ * index): addresses and offsets within a page are left out.
+ *
+ * Which events feed it is events.c's business; decoding, graph.c's.
+ */
+#include "sink.h"
+#include "ingest.h"
+#include "kevents.h"
+#include "vmr/vmr_write.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------ */
+/* Failure and metadata                                                */
+
+void sink_fail(struct sink *s, const char *fmt, ...)
+{
+	pthread_mutex_lock(&s->fail_lock);
+	if (!__atomic_load_n(&s->failed, __ATOMIC_ACQUIRE)) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(s->err, s->errlen, fmt, ap);
+		va_end(ap);
+		__atomic_store_n(&s->failed, 1, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&s->fail_lock);
+}
+
+void sink_meta_add(struct sink *s, const char *key, const char *fmt, ...)
+{
+	char val[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(val, sizeof(val), fmt, ap);
+	va_end(ap);
+	for (char *p = val; *p; p++)          /* the format is line-based */
+		if (*p == '\t' || *p == '\n' || *p == '\r')
+			*p = ' ';
+	size_t need = strlen(key) + strlen(val) + 2;
+	if (s->meta_len + need + 1 > s->meta_cap) {
+		size_t cap = (s->meta_cap + need) * 2;
+		char *m = realloc(s->meta, cap);
+		if (!m) {
+			sink_fail(s, "out of memory");
+			return;
+		}
+		s->meta = m;
+		s->meta_cap = cap;
+	}
+	s->meta_len += sprintf(s->meta + s->meta_len, "%s\t%s\n", key, val);
+}
+
+/* ------------------------------------------------------------------ */
+/* Tasks                                                               */
+
+struct task *sink_task_find(struct sink *s, uint32_t tid)
+{
+	uint64_t mask = s->nr_tid_slots - 1, j = (tid * 0x9E3779B97F4A7C15ull) >> 40 & mask;
+	for (; s->tid_slots[j]; j = (j + 1) & mask) {
+		struct task *t = &s->tasks[s->tid_slots[j] - 1];
+		if (t->t.tid == tid && t->live)
+			return t;
+	}
+	return NULL;
+}
+
+static void tid_index_rebuild(struct sink *s, uint64_t nr_slots)
+{
+	uint32_t *slots = calloc(nr_slots, sizeof(*slots));
+	if (!slots) {
+		sink_fail(s, "out of memory");
+		return;
+	}
+	free(s->tid_slots);
+	s->tid_slots = slots;
+	s->nr_tid_slots = nr_slots;
+	for (size_t i = 0; i < s->nr_tasks; i++) {
+		if (!s->tasks[i].live)
+			continue;
+		uint64_t mask = nr_slots - 1;
+		uint64_t j = (s->tasks[i].t.tid * 0x9E3779B97F4A7C15ull) >> 40 & mask;
+		while (slots[j])
+			j = (j + 1) & mask;
+		slots[j] = i + 1;
+	}
+}
+
+struct task *sink_task_new(struct sink *s, uint32_t pid, uint32_t tid, uint64_t ts)
+{
+	if (s->nr_tasks == s->cap_tasks) {
+		size_t cap = s->cap_tasks ? 2 * s->cap_tasks : 64;
+		struct task *n = realloc(s->tasks, cap * sizeof(*n));
+		if (!n) {
+			sink_fail(s, "out of memory");
+			return NULL;
+		}
+		s->tasks = n;
+		s->cap_tasks = cap;
+	}
+	struct task *t = &s->tasks[s->nr_tasks++];
+	memset(t, 0, sizeof(*t));
+	t->t.pid = pid;
+	t->t.tid = tid;
+	t->t.begin_ns = t->t.end_ns = t->last_ns = ts;
+	t->live = 1;
+	/* Ended tasks stay in the index until it is rebuilt; keep it sparse. */
+	if (s->nr_tasks * 2 > s->nr_tid_slots) {
+		tid_index_rebuild(s, s->nr_tid_slots * 2);
+	} else {
+		uint64_t mask = s->nr_tid_slots - 1, j = (tid * 0x9E3779B97F4A7C15ull) >> 40 & mask;
+		while (s->tid_slots[j])
+			j = (j + 1) & mask;
+		s->tid_slots[j] = s->nr_tasks;
+	}
+	return s->failed ? NULL : t;
+}
+
+struct task *sink_task_get(struct sink *s, uint32_t pid, uint32_t tid, uint64_t ts)
+{
+	struct task *t = sink_task_find(s, tid);
+	return t ? t : sink_task_new(s, pid, tid, ts);
+}
+
+static void push_rec(struct sink *s, struct task *t, uint32_t page, uint32_t info)
+{
+	if (t->t.nr_recs == t->cap) {
+		uint64_t cap = t->cap ? 2 * t->cap : 256;
+		struct vmr_rec *r = realloc(t->recs, cap * sizeof(*r));
+		if (!r) {
+			sink_fail(s, "out of memory");
+			return;
+		}
+		t->recs = r;
+		t->cap = cap;
+	}
+	t->recs[t->t.nr_recs++] = (struct vmr_rec){ page, info };
+	s->records++;
+}
+
+/* Appends a record for COUNT consecutive page ids from PAGE at time TS.
+ * The time since the task's previous record goes into the record itself
+ * when it fits, else into a DELAY record before it; a run always takes
+ * its time from a DELAY (runs have no delta field). */
+static void emit(struct sink *s, struct task *t, uint64_t ts, uint32_t page, uint32_t count,
+		 unsigned op, unsigned flags)
+{
+	uint64_t delta = ts > t->last_ns ? ts - t->last_ns : 0;
+	t->last_ns = ts > t->last_ns ? ts : t->last_ns;
+	t->t.end_ns = t->last_ns;
+	if (delta > VMR_DELTA_MAX || (count > 1 && delta)) {
+		push_rec(s, t, (uint32_t)(delta >> 24),
+			 VMR_OP_DELAY | (uint32_t)(delta & VMR_DELTA_MAX) << VMR_DELTA_SHIFT);
+		delta = 0;
+	}
+	if (count > 1)
+		push_rec(s, t, page, op | flags | VMR_F_RUN | count << VMR_DELTA_SHIFT);
+	else
+		push_rec(s, t, page, op | flags | (uint32_t)delta << VMR_DELTA_SHIFT);
+	if (vmr_op_is_access(op)) {
+		t->t.nr_accesses += count;
+		s->accesses += count;
+	}
+}
+
+void sink_run_flush(struct run *r)
+{
+	if (r->count)
+		emit(r->s, r->t, r->ts, r->first, r->count, r->op, r->flags);
+	r->count = 0;
+}
+
+/* Adds N consecutive ids from ID. */
+static void run_add_span(struct run *r, uint32_t id, uint32_t n)
+{
+	if (r->count && id == r->first + r->count && r->count + n <= VMR_RUN_MAX) {
+		r->count += n;
+		return;
+	}
+	sink_run_flush(r);
+	r->first = id;
+	r->count = n;
+}
+
+void sink_run_add(struct run *r, uint32_t id)
+{
+	run_add_span(r, id, 1);
+}
+
+void sink_set_page_size(struct sink *s, uint64_t ps, const char *ev)
+{
+	if (ps < 512 || ps > (1u << 24) || (ps & (ps - 1))) {
+		sink_fail(s, "%s: event %s: field page_size: %llu is not a page size", s->trace, ev,
+			  (unsigned long long)ps);
+		return;
+	}
+	if (s->saw_access && ps != s->page_size) {
+		sink_fail(s, "%s: event %s: field page_size: %llu, but accesses before it assumed %llu",
+			  s->trace, ev, (unsigned long long)ps, (unsigned long long)s->page_size);
+		return;
+	}
+	s->page_size = ps;
+	s->page_shift = __builtin_ctzll(ps);
+}
+
+/* Appends OP on pages FIRST..LAST of (KIND, SPACE, INO) to T's stream at
+ * TS.  KNOWN_ONLY: only pages that have ids and are resident (LOADs of a
+ * DAMON pass).  Returns the pages referenced. */
+uint64_t sink_add_pages(struct sink *s, struct task *t, uint64_t ts, enum vmr_page_kind kind,
+			uint64_t space, uint64_t ino, uint64_t first, uint64_t last, unsigned op,
+			int known_only)
+{
+	struct run run = { s, t, ts, op, kind == VMR_PAGE_FILE ? VMR_F_FILE : 0, 0, 0 };
+	int create = op != VMR_OP_FREE && !known_only, oom = 0;
+	uint64_t pages = 0;
+	for (uint64_t pg = first; pg <= last && !s->failed;) {
+		uint64_t chunk_end = (pg | (PAGEMAP_CHUNK - 1));
+		if (chunk_end > last)
+			chunk_end = last;
+		struct pagemap_chunk *ch = pagemap_chunk(&s->pm, kind, space, ino, pg, create, &oom);
+		if (oom) {
+			sink_fail(s, "out of memory (page table)");
+			return pages;
+		}
+		if (!ch) {                     /* FREE of a never-touched chunk */
+			pg = chunk_end + 1;
+			continue;
+		}
+		unsigned j = pg & (PAGEMAP_CHUNK - 1), jend = chunk_end & (PAGEMAP_CHUNK - 1);
+		if (create)
+			for (unsigned k = j; k <= jend; k++)
+				if (pagemap_id(&s->pm, ch, (pg & ~(uint64_t)(PAGEMAP_CHUNK - 1)) + k) == PAGEMAP_NONE) {
+					sink_fail(s, "out of memory (page ids)");
+					return pages;
+				}
+		if (s->track_resident && s->cap_resident < s->pm.nr_pages) {
+			uint64_t cap = s->cap_resident ? s->cap_resident : 4096;
+			while (cap < s->pm.nr_pages)
+				cap *= 2;
+			uint8_t *r = realloc(s->resident, cap);
+			if (!r) {
+				sink_fail(s, "out of memory");
+				return pages;
+			}
+			memset(r + s->cap_resident, 0, cap - s->cap_resident);
+			s->resident = r;
+			s->cap_resident = cap;
+		}
+		/* Hand the chunk's ids over in spans of consecutive ids: pages
+		 * first touched together got consecutive ids, so a range is
+		 * usually one span, found without per-page calls. */
+		while (j <= jend) {
+			uint32_t first = ch->id[j];
+			unsigned k = j + 1;
+			if (first == PAGEMAP_NONE ||           /* FREE: never touched */
+			    (s->track_resident && (known_only || op == VMR_OP_FREE) && !s->resident[first])) {
+				j++;
+				continue;
+			}
+			while (k <= jend && ch->id[k] == first + (k - j) &&
+			       (!s->track_resident || !(known_only || op == VMR_OP_FREE) ||
+				s->resident[first + (k - j)]))
+				k++;
+			if (s->track_resident)
+				memset(s->resident + first, op != VMR_OP_FREE, k - j);
+			run_add_span(&run, first, k - j);
+			pages += k - j;
+			j = k;
+		}
+		pg = chunk_end + 1;
+	}
+	sink_run_flush(&run);
+	return pages;
+}
+
+/* The second thread: range events, in trace order, become records. */
+void *sink_range_worker(void *arg)
+{
+	struct sink *s = arg;
+	struct range_cmd *cmd;
+	while ((cmd = spsc_next(&s->q))) {
+		if (!__atomic_load_n(&s->failed, __ATOMIC_ACQUIRE)) {
+			struct task *t = sink_task_get(s, cmd->pid, cmd->tid, cmd->ts);
+			if (t)
+				sink_add_pages(s, t, cmd->ts, cmd->kind, cmd->space, cmd->ino, cmd->first,
+					       cmd->last, cmd->op, 0);
+		}
+		spsc_done(&s->q);
+	}
+	return NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* What kdemand.c may do to the streams (ingest_sink.h)                */
+
+int ingest_sink_range(struct sink *s, uint32_t pid, uint32_t tid, uint64_t ts,
+		      enum vmr_page_kind kind, uint64_t space, uint64_t ino,
+		      uint64_t first, uint64_t last, unsigned op)
+{
+	if (s->failed || last < first)
+		return s->failed ? -1 : 0;
+	if (!s->page_size)
+		sink_set_page_size(s, 4096, "(kernel events)");
+	s->saw_access = 1;
+	struct task *t = sink_task_get(s, pid, tid, ts);
+	if (!t)
+		return -1;
+	sink_add_pages(s, t, ts, kind, space, ino, first, last, op, 0);
+	return s->failed ? -1 : 0;
+}
+
+int64_t ingest_sink_known(struct sink *s, uint32_t pid, uint32_t tid, uint64_t ts,
+			  enum vmr_page_kind kind, uint64_t space, uint64_t ino,
+			  uint64_t first, uint64_t last)
+{
+	if (s->failed || last < first)
+		return s->failed ? -1 : 0;
+	struct task *t = sink_task_find(s, tid);
+	if (!t) {
+		/* A pass over an address space whose tasks have no stream
+		 * yet: it names no resident page, so it adds nothing. */
+		return 0;
+	}
+	(void)pid;
+	uint64_t n = sink_add_pages(s, t, ts, kind, space, ino, first, last, VMR_OP_LOAD, 1);
+	return s->failed ? -1 : (int64_t)n;
+}
+
+int ingest_sink_free_space(struct sink *s, uint32_t pid, uint32_t tid, uint64_t ts, uint64_t space)
+{
+	struct task *t = sink_task_find(s, tid);
+	if (!t || s->failed)
+		return s->failed ? -1 : 0;
+	(void)pid;
+	struct run run = { s, t, ts, VMR_OP_FREE, 0, 0, 0 };
+	for (uint32_t ci = 0; ci < s->pm.nr_chunks && !s->failed; ci++) {
+		const struct pagemap_chunk *ch = &s->pm.chunks[ci];
+		if ((ch->key >> 63) != VMR_PAGE_ANON || ch->space != space)
+			continue;
+		for (unsigned j = 0; j < PAGEMAP_CHUNK; j++) {
+			uint32_t id = ch->id[j];
+			if (id == PAGEMAP_NONE || (s->track_resident && !s->resident[id]))
+				continue;
+			if (s->track_resident)
+				s->resident[id] = 0;
+			sink_run_add(&run, id);
+		}
+	}
+	sink_run_flush(&run);
+	return s->failed ? -1 : 0;
+}
+
+void ingest_sink_task_end(struct sink *s, uint32_t tid, uint64_t ts)
+{
+	struct task *t = sink_task_find(s, tid);
+	if (!t)
+		return;
+	t->t.end_ns = ts > t->t.end_ns ? ts : t->t.end_ns;
+	t->live = 0;
+}
+
+void ingest_sink_name_tasks(struct sink *s, void (*fn)(void *arg, uint32_t tid, uint32_t *ppid,
+						       char comm[16]), void *arg)
+{
+	for (size_t i = 0; i < s->nr_tasks; i++)
+		fn(arg, s->tasks[i].t.tid, &s->tasks[i].t.ppid, s->tasks[i].t.comm);
+}
+
+void ingest_sink_each_file_page(struct sink *s, void (*fn)(void *arg, struct vmr_page *p), void *arg)
+{
+	for (uint32_t i = 0; i < s->pm.nr_pages; i++)
+		if (s->pm.pages[i].kind == VMR_PAGE_FILE)
+			fn(arg, &s->pm.pages[i]);
+}
+
+int ingest_sink_track_residency(struct sink *s)
+{
+	s->track_resident = 1;
+	return 0;
+}
+
+uint64_t ingest_sink_page_size(struct sink *s)
+{
+	if (!s->page_size)
+		sink_set_page_size(s, 4096, "(kernel events)");
+	return s->page_size;
+}
+
+uint64_t ingest_sink_accesses(const struct sink *s) { return s->accesses; }
+int ingest_sink_failed(const struct sink *s) { return s->failed; }
+
+void ingest_sink_fail(struct sink *s, const char *fmt, ...)
+{
+	if (s->failed)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(s->err, s->errlen, fmt, ap);
+	va_end(ap);
+	s->failed = 1;
+}
+
+void ingest_sink_meta(struct sink *s, const char *key, const char *fmt, ...)
+{
+	char val[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(val, sizeof(val), fmt, ap);
+	va_end(ap);
+	sink_meta_add(s, key, "%s", val);
+}
+
+/* ------------------------------------------------------------------ */
+/* Output                                                              */
+
+static int cmp_skip(const void *a, const void *b)
+{
+	const struct evclass *x = a, *y = b;
+	return strcmp(x->name, y->name);
+}
+
+void sink_summarise(struct sink *s, struct ingest_report *rep)
+{
+	rep->events = s->events;
+	rep->discarded = s->discarded;
+	rep->tasks = s->nr_tasks;
+	rep->records = s->records;
+	rep->accesses = s->accesses;
+	rep->pages = s->pm.nr_pages;
+	rep->kernel_alloc_events = s->kalloc_events;
+	rep->kernel_free_events = s->kfree_events;
+	/* Skipped names in a stable order, counts merged across classes. */
+	struct evclass *sk = calloc(s->nr_classes ? s->nr_classes : 1, sizeof(*sk));
+	size_t n = 0, len = 0;
+	for (size_t i = 0; sk && i < s->nr_classes; i++)
+		if (s->classes[i].kind == EV_SKIP && s->classes[i].count)
+			sk[n++] = s->classes[i];
+	if (sk)
+		qsort(sk, n, sizeof(*sk), cmp_skip);
+	rep->skipped[0] = '\0';
+	for (size_t i = 0; i < n; i++) {
+		uint64_t cnt = sk[i].count;
+		while (i + 1 < n && strcmp(sk[i].name, sk[i + 1].name) == 0)
+			cnt += sk[++i].count;
+		int w = snprintf(rep->skipped + len, sizeof(rep->skipped) - len, "%s%s=%llu",
+				 len ? ", " : "", sk[i].name, (unsigned long long)cnt);
+		if (w < 0 || (size_t)w >= sizeof(rep->skipped) - len) {
+			snprintf(rep->skipped + sizeof(rep->skipped) - 5, 5, "…");
+			break;
+		}
+		len += w;
+	}
+	free(sk);
+}
+
+int sink_write_vmr(struct sink *s, const char *path, const uint8_t hash[16], char *err, size_t errlen)
+{
+	struct vmr_writer *w = vmr_writer_create(path, err, errlen);
+	if (!w)
+		return -1;
+	uint64_t first = 0;
+	for (size_t i = 0; i < s->nr_tasks; i++) {
+		s->tasks[i].t.first_rec = first;
+		first += s->tasks[i].t.nr_recs;
+	}
+	vmr_writer_begin(w, VMR_SEC_META);
+	vmr_writer_append(w, s->meta, s->meta_len);
+	vmr_writer_end(w);
+	vmr_writer_begin(w, VMR_SEC_TASKS);
+	for (size_t i = 0; i < s->nr_tasks; i++)
+		vmr_writer_append(w, &s->tasks[i].t, sizeof(struct vmr_task));
+	vmr_writer_end(w);
+	vmr_writer_begin(w, VMR_SEC_RECORDS);
+	for (size_t i = 0; i < s->nr_tasks; i++)
+		vmr_writer_append(w, s->tasks[i].recs, s->tasks[i].t.nr_recs * sizeof(struct vmr_rec));
+	vmr_writer_end(w);
+	vmr_writer_begin(w, VMR_SEC_PAGES);
+	vmr_writer_append(w, s->pm.pages, (size_t)s->pm.nr_pages * sizeof(struct vmr_page));
+	vmr_writer_end(w);
+	vmr_writer_begin(w, VMR_SEC_VMSTAT);
+	vmr_writer_append(w, s->vmstat, s->nr_vmstat * sizeof(struct vmr_vmstat));
+	vmr_writer_end(w);
+	uint64_t nr_kev, nr_memcg;
+	const struct vmr_kev *kev = kevents_ground(s->kev, &nr_kev);
+	const struct vmr_memcg *memcg = kevents_memcg(s->kev, &nr_memcg);
+	vmr_writer_begin(w, VMR_SEC_KEVENTS);
+	vmr_writer_append(w, kev, nr_kev * sizeof(*kev));
+	vmr_writer_end(w);
+	vmr_writer_begin(w, VMR_SEC_MEMCG);
+	vmr_writer_append(w, memcg, nr_memcg * sizeof(*memcg));
+	vmr_writer_end(w);
+	struct vmr_header counts = { 0 };
+	memcpy(counts.trace_hash, hash, 16);
+	counts.nr_tasks = s->nr_tasks;
+	counts.nr_records = s->records;
+	counts.nr_pages = s->pm.nr_pages;
+	counts.nr_accesses = s->accesses;
+	return vmr_writer_finish(w, &counts, err, errlen);
+}
+
+void sink_free(struct sink *s)
+{
+	for (size_t i = 0; i < s->nr_classes; i++)
+		bt_event_class_put_ref(s->classes[i].ec);
+	free(s->classes);
+	for (size_t i = 0; i < s->nr_tasks; i++)
+		free(s->tasks[i].recs);
+	free(s->tasks);
+	free(s->tid_slots);
+	pagemap_free(&s->pm);
+	free(s->meta);
+	free(s->vmstat);
+	kevents_free(s->kev);
+	free(s->resident);
+	pthread_mutex_destroy(&s->fail_lock);
+}

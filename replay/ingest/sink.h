@@ -1,0 +1,139 @@
+/*
+ * sink.h — the decoder's private state, shared by the files of ingest
+ * that make a .vmr: events.c (each event), sink.c (streams, pages,
+ * output), graph.c (the babeltrace2 graph) and ingest.c (which calls
+ * ingest_decode).  The kernel-event half sees only ingest_sink.h.
+ */
+#ifndef SINK_H
+#define SINK_H
+
+#include <babeltrace2/babeltrace.h>
+#include <pthread.h>
+#include <stdint.h>
+#include "ingest_sink.h"
+#include "pagemap.h"
+#include "progress.h"
+#include "spsc.h"
+
+struct ingest_report;
+
+enum ev_kind {
+	EV_SESSION, EV_VMSTAT, EV_TASK_BEGIN, EV_TASK_END,
+	EV_ANON_ACCESS, EV_ANON_FREE, EV_FILE_ACCESS, EV_FILE_DROP,
+	EV_CGROUP,
+	EV_KERNEL_PAGE_ALLOC, EV_KERNEL_PAGE_FREE,
+	EV_KERNEL,                     /* kevents.c reads it */
+	EV_SKIP,
+};
+
+#define MAX_FIELDS (VMR_NR_VMSTAT + 1)
+
+/* One event class as met in the trace, resolved once. */
+struct evclass {
+	const bt_event_class *ec;      /* referenced */
+	enum ev_kind kind;
+	const char *name;              /* owned by ec */
+	int nr;
+	uint64_t idx[MAX_FIELDS];
+	int is_signed[MAX_FIELDS];
+	int kidx;                      /* EV_KERNEL: kevents' class */
+	uint64_t count;
+};
+
+struct task {
+	struct vmr_task t;
+	struct vmr_rec *recs;
+	uint64_t cap;
+	uint64_t last_ns;
+	int live;                      /* no task_end seen yet */
+};
+
+struct sink {
+	const char *trace;
+	char *err;
+	size_t errlen;
+	int failed;
+
+	struct evclass *classes;
+	size_t nr_classes, cap_classes;
+
+	struct task *tasks;
+	size_t nr_tasks, cap_tasks;
+	uint32_t *tid_slots;           /* tid → live task index + 1 */
+	uint64_t nr_tid_slots;
+
+	struct pagemap pm;
+	uint64_t page_size;
+	int page_shift;
+	int saw_access;
+
+	char *meta;                    /* "key\tvalue\n" lines */
+	size_t meta_len, meta_cap;
+	int saw_session;
+
+	struct vmr_vmstat *vmstat;
+	size_t nr_vmstat, cap_vmstat;
+
+	uint64_t events, discarded, records, accesses;
+	uint64_t kalloc_events, kalloc_pages, kfree_events, kfree_pages;
+
+	struct kevents *kev;           /* kernel events and the capture's facts */
+	uint8_t *resident;             /* by page id, when tracking residency */
+	uint64_t cap_resident;
+	int track_resident;
+
+	struct progress progress;
+	uint64_t heartbeat;            /* read by the watchdog (atomically) */
+
+	/* Page ids and records are made on a second thread, fed in order
+	 * through Q, so decoding and page-id assignment overlap on two cores.
+	 * Anything else that touches tasks or pages first drains Q. */
+	struct spsc q;
+	pthread_t worker;
+	int worker_on;
+	pthread_mutex_t fail_lock;
+};
+
+/* Collects the page ids of one range event into runs of consecutive ids. */
+struct run {
+	struct sink *s;
+	struct task *t;
+	uint64_t ts;
+	unsigned op, flags;
+	uint32_t first, count;
+};
+
+/* One range event, handed from the decoding thread to the worker. */
+struct range_cmd {
+	uint64_t space, ino, first, last, ts;
+	uint32_t pid, tid;
+	uint8_t kind, op;
+};
+
+/* sink.c */
+void sink_fail(struct sink *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void sink_meta_add(struct sink *s, const char *key, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+struct task *sink_task_find(struct sink *s, uint32_t tid);
+struct task *sink_task_new(struct sink *s, uint32_t pid, uint32_t tid, uint64_t ts);
+struct task *sink_task_get(struct sink *s, uint32_t pid, uint32_t tid, uint64_t ts);
+void sink_run_flush(struct run *r);
+void sink_run_add(struct run *r, uint32_t id);
+void sink_set_page_size(struct sink *s, uint64_t ps, const char *ev);
+uint64_t sink_add_pages(struct sink *s, struct task *t, uint64_t ts, enum vmr_page_kind kind,
+			uint64_t space, uint64_t ino, uint64_t first, uint64_t last, unsigned op,
+			int known_only);
+void *sink_range_worker(void *arg);
+void sink_summarise(struct sink *s, struct ingest_report *rep);
+int sink_write_vmr(struct sink *s, const char *path, const uint8_t hash[16], char *err, size_t errlen);
+void sink_free(struct sink *s);
+
+/* events.c: takes one event message. */
+void sink_event(struct sink *s, const bt_message *msg);
+
+/* graph.c: decodes TRACE (its hash HASH) into the .vmr OUT.  0, or -1
+ * with err set. */
+int ingest_decode(const char *trace, const uint8_t hash[16], const char *out, int show_progress,
+		  struct ingest_report *rep, char *err, size_t errlen);
+
+#endif

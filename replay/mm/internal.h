@@ -1,0 +1,133 @@
+/*
+ * internal.h — what the files of replay/mm/ call in each other, as the
+ * kernel's mm/internal.h: the fault path, page allocation and freeing,
+ * memcg charging, swap slots, I/O and writeback.  The reclaim entry
+ * points are in vmscan.h, the LRU primitives in mm_inline.h.
+ */
+#ifndef MM_INTERNAL_H
+#define MM_INTERNAL_H
+
+#include "mm_inline.h"
+#include "sim/engine.h"
+
+static inline void count_vm_events(struct engine *e, enum vm_event_item item, uint64_t n)
+{
+	e->vm[item] += n;
+}
+
+/* fatal_signal_pending: the reclaiming task was OOM-killed. */
+static inline int fatal_signal_pending(const struct engine *e, uint32_t task)
+{
+	return task != UINT32_MAX && e->tasks[task].killed;
+}
+
+/* ---- memory.c: the fault path ------------------------------------------- */
+/* One access by task T to page PFN with OP (a VMR_OP_*).  1 done, 0 the
+ * task was killed, -1 it must block (only outside a coroutine, before
+ * anything changed). */
+int access_page(struct engine *e, struct task_state *t, uint32_t pfn, unsigned op, int file);
+/* exit_mmap: the process's last task ended; its anonymous memory goes. */
+void exit_mmap(struct engine *e, uint32_t proc);
+/* The owner released the page (zap_pte_range, delete_from_page_cache). */
+void release_page(struct engine *e, uint32_t pfn);
+/* A page brought in for T (memory.c's fault_in, for read-ahead too). */
+int fault_in(struct engine *e, struct task_state *t, uint32_t pfn, unsigned op, int file);
+
+/* ---- page_alloc.c ---------------------------------------------------------- */
+/* alloc_pages / try_charge_memcg return 1 done, 0 the task was killed,
+ * -1 must block (outside a coroutine), or this: no page, and no OOM kill
+ * either (__GFP_NORETRY). */
+#define ALLOC_NOMEM 2
+int alloc_pages(struct engine *e, struct task_state *t, int noretry);
+/* The folio's last reference is dropped: free page, uncharge. */
+void free_unref_folio(struct engine *e, uint32_t pfn);
+/* The node's watermarks for PAGE_SIZE pages (__setup_per_zone_wmarks). */
+void setup_per_zone_wmarks(struct pglist_data *pgdat, uint64_t page_size);
+/* The folio array (mem_map) for NR pages, zeroed. */
+struct folio *alloc_node_mem_map(uint32_t nr, size_t *bytes);
+
+/* ---- memcontrol.c ---------------------------------------------------------- */
+int try_charge_memcg(struct engine *e, struct task_state *t, int memcg, int noretry);
+void mem_cgroup_uncharge(struct engine *e, int memcg);
+/* The memcg a folio brought in by T is charged to. */
+int folio_charge_memcg(const struct engine *e, const struct task_state *t, uint32_t pfn);
+/* A new memcg IDX under PARENT (-1: the root itself). */
+void mem_cgroup_init(struct engine *e, int idx, int parent, const char *name, int swappiness);
+/* The memcg of PATH under the session's, created on first use; -1 if PATH
+ * nests deeper than the model holds. */
+int mem_cgroup_from_path(struct engine *e, const char *path, int swappiness);
+
+/* The statistics' flushes (lruvec_page_state reads the last one). */
+void mem_cgroup_flush_stats(struct engine *e, int memcg);
+void mem_cgroup_flush_stats_ratelimited(struct engine *e, int memcg);
+void flush_memcg_stats_dwork(struct engine *e);
+void memcg_stat_read(struct engine *e);
+
+static inline int mem_cgroup_swappiness(const struct engine *e, int memcg)
+{
+	return e->memcgs[memcg < 0 ? 0 : memcg].swappiness;
+}
+
+/* ---- oom_kill.c ------------------------------------------------------------ */
+/* out_of_memory: kill the biggest process under SCOPE (-1: all); 0 when
+ * nobody was left to kill. */
+int out_of_memory(struct engine *e, int scope);
+
+/* ---- swapfile.c ------------------------------------------------------------ */
+/* folio_alloc_swap: a slot for the folio; 0 when swap is full. */
+int folio_alloc_swap(struct engine *e, uint32_t pfn);
+/* folio_free_swap: the folio's slot is freed (it stays resident). */
+void folio_free_swap(struct engine *e, uint32_t pfn);
+/* The slots' positions, for swap_cluster_readahead.  0, or -1. */
+int swap_slots_init(struct engine *e);
+void swap_slots_free(struct engine *e);
+
+/* ---- page_io.c: the devices ------------------------------------------------ */
+/* A read of one page from DEV issued now; returns when it completes. */
+simtime_t submit_read(struct engine *e, struct backing *dev);
+/* An asynchronous write of PFN to its device; folio_end_writeback runs
+ * when it completes. */
+void submit_write(struct engine *e, uint32_t pfn);
+/* A write to a synchronous device (zram): returns when it completes. */
+simtime_t submit_write_sync(struct engine *e, struct backing *dev);
+
+/* ---- page-writeback.c ------------------------------------------------------ */
+void folio_mark_dirty(struct engine *e, uint32_t pfn);
+/* folio_start_writeback, and the write's submission. */
+void folio_start_writeback(struct engine *e, uint32_t pfn);
+/* wakeup_flusher_threads: reclaim met dirty folios nobody queued. */
+void wakeup_flusher_threads(struct engine *e);
+/* wb_workfn: the flusher's run (periodic when KICKED is 0). */
+void wb_workfn(struct engine *e, int kicked);
+/* wb_wakeup_delayed: arms the periodic run dirty_writeback_interval on. */
+void wb_wakeup_delayed(struct engine *e);
+
+/* ---- filemap.c -------------------------------------------------------------- */
+void folio_end_writeback(struct engine *e, uint32_t pfn);
+/* The queue of PFN's lock waiters. */
+struct sim_waitq *folio_waitqueue(struct engine *e, uint32_t pfn);
+
+/* ---- swap.c ---------------------------------------------------------------- */
+void folio_add_lru(struct engine *e, uint32_t pfn);
+void folio_mark_accessed(struct engine *e, uint32_t pfn);
+void folio_rotate_reclaimable(struct engine *e, uint32_t pfn);
+void folio_activate(struct engine *e, uint32_t pfn);
+void lru_note_cost(struct engine *e, int memcg, int file, uint64_t nr_io, uint64_t nr_rotated);
+void lru_note_cost_refault(struct engine *e, uint32_t pfn);
+
+/* ---- rmap.c ---------------------------------------------------------------- */
+/* folio_referenced: test and clear the young bit of the folio's mapping;
+ * with MGLRU a young one is looked around (lru_gen_look_around). */
+int folio_referenced(struct engine *e, uint32_t pfn, struct scan_control *sc, uint32_t *vm_exec);
+
+/* ---- swap_state.c ----------------------------------------------------------- */
+/* swapin_readahead after a swap-in of PFN by T from a queued device. */
+int swapin_readahead(struct engine *e, struct task_state *t, uint32_t pfn);
+
+/* ---- workingset.c ----------------------------------------------------------- */
+void workingset_age_nonresident(struct engine *e, int memcg, uint64_t nr);
+void workingset_activation(struct engine *e, uint32_t pfn);
+void workingset_eviction(struct engine *e, uint32_t pfn, int target_memcg);
+void workingset_refault(struct engine *e, uint32_t pfn);
+
+#endif

@@ -1,0 +1,294 @@
+/*
+ * aging.c — MGLRU's aging, after mm/vmscan.c: retiring the oldest
+ * generation (inc_min_seq, try_to_inc_min_seq), making a new youngest one
+ * (inc_max_seq) after the page-table walk has harvested accessed bits
+ * (walk_mm, try_to_inc_max_seq), and when to age (should_run_aging, and
+ * the swappiness series' lru_gen_imbalanced).
+ *
+ * Left out (DEVIATIONS.md, "MGLRU"): page tables (every mapped folio of
+ * the memcg is a PTE the walk visits), the mm_struct list and its Bloom
+ * filters, min_ttl_ms.
+ */
+#include "lru_gen.h"
+#include "mm/internal.h"
+#include "records/cost.h"
+
+/* inc_min_seq: retire the oldest generation of TYPE into the next one,
+ * at most a batch of folios per call (returns 0 when the batch ran out:
+ * the caller drops the lock and calls again).
+ *
+ * Baseline: the folios go tail first to the TAIL of the next generation
+ * (which reverses their order), each counted as protected unless it is
+ * the lazily promoted workingset; a type swappiness makes unevictable is
+ * not moved at all — its folios join the new youngest generation (the
+ * known cold/hot inversion).
+ * mglru+swappiness sw-no-inversion (inferred): always move, head first so
+ * the coldest stays nearest eviction, and do not count folios aging
+ * already promoted as protected.  sw-batched: MIN_LRU_BATCH per call. */
+static int inc_min_seq(struct engine *e, int memcg, struct lru_gen_folio *lrugen, int type,
+		       int swappiness, uint64_t *moved)
+{
+	int no_inversion = patch_sw_no_inversion(e);
+	unsigned remaining = patch_sw_batched(e) ? MIN_LRU_BATCH : MAX_LRU_BATCH;
+	int hist = lru_hist_from_seq(lrugen->min_seq[type]);
+	int old_gen = lru_gen_from_seq(lrugen->min_seq[type]);
+
+	if (!no_inversion) {
+		if (type && swappiness == SWAPPINESS_ANON_ONLY)
+			goto done;
+		if (!type && !swappiness)
+			goto done;
+	}
+	for (;;) {
+		uint32_t pfn = no_inversion ? lrugen->head[old_gen][type] : lrugen->tail[old_gen][type];
+		if (pfn == NIL)
+			break;
+		struct folio *f = &e->folio[pfn];
+		int refs = folio_lru_refs(f);
+		int ws = !!(f->flags & PG_workingset);
+		int promoted = folio_lru_gen(f) != old_gen;
+		int new_gen = folio_inc_gen(e, memcg, lrugen, pfn, 0);
+		gen_list_move(e, lrugen, pfn, new_gen, type, 1);
+		(*moved)++;
+		/* don't count the workingset being lazily promoted */
+		if (refs + ws != (1 << LRU_REFS_WIDTH) + 1 && !(no_inversion && promoted))
+			lrugen->protected[hist][type][lru_tier_from_refs(refs, ws)]++;
+		if (!--remaining)
+			return 0;
+	}
+done:
+	reset_ctrl_pos(lrugen, type, 1);
+	lrugen->min_seq[type]++;
+	return 1;
+}
+
+/* try_to_inc_min_seq: skip empty oldest generations; keep the two types
+ * within one generation of each other when both are evictable. */
+int try_to_inc_min_seq(struct lru_gen_folio *lrugen, int swappiness)
+{
+	int type, success = 0, seq_inc = 0;
+	uint64_t min_seq[ANON_AND_FILE] = { lrugen->min_seq[0], lrugen->min_seq[1] };
+
+	for_each_evictable_type(type, swappiness) {
+		while (min_seq[type] + MIN_NR_GENS <= lrugen->max_seq) {
+			int gen = lru_gen_from_seq(min_seq[type]);
+			if (lrugen->head[gen][type] != NIL)
+				break;
+			min_seq[type]++;
+			seq_inc = 1;
+		}
+	}
+	if (!seq_inc)
+		return 0;
+	if (swappiness && swappiness <= MAX_SWAPPINESS) {
+		uint64_t seq = lrugen->max_seq - MIN_NR_GENS;
+		if (min_seq[LRU_GEN_ANON] > seq && min_seq[LRU_GEN_FILE] < seq)
+			min_seq[LRU_GEN_ANON] = seq;
+		else if (min_seq[LRU_GEN_FILE] > seq && min_seq[LRU_GEN_ANON] < seq)
+			min_seq[LRU_GEN_FILE] = seq;
+	}
+	for_each_evictable_type(type, swappiness) {
+		if (min_seq[type] <= lrugen->min_seq[type])
+			continue;
+		reset_ctrl_pos(lrugen, type, 1);
+		lrugen->min_seq[type] = min_seq[type];
+		success = 1;
+	}
+	return success;
+}
+
+/* inc_max_seq: a new youngest generation; a full window first retires the
+ * oldest (in batches, with the lock dropped between them: other reclaimers
+ * run meanwhile).  Fails if someone else aged first. */
+static int inc_max_seq(struct engine *e, int memcg, uint64_t seq, int swappiness)
+{
+	struct lru_gen_folio *lrugen = mglru_lruvec(e, memcg);
+	uint64_t moved = 0;
+restart:
+	if (seq != lrugen->max_seq)
+		return 0;
+	for (int type = 0; type < ANON_AND_FILE; type++) {
+		if (get_nr_gens(lrugen, type) != (int)MAX_NR_GENS)
+			continue;
+		if (inc_min_seq(e, memcg, lrugen, type, swappiness, &moved))
+			continue;
+		/* lruvec_unlock_irq; cond_resched: the moves took CPU time */
+		reclaim_cpu(e, moved * COST_ISOLATE_NS);
+		moved = 0;
+		goto restart;
+	}
+	/* The active/inactive sizes: max_seq - 1 leaves the active pair,
+	 * max_seq + 1 (which can overlap min_seq when a type was not moved)
+	 * joins it. */
+	int prev = lru_gen_from_seq(lrugen->max_seq - 1);
+	int next = lru_gen_from_seq(lrugen->max_seq + 1);
+	for (int type = 0; type < ANON_AND_FILE; type++) {
+		int64_t delta = lrugen->nr_pages[prev][type] - lrugen->nr_pages[next][type];
+		struct lruvec *lv = &e->memcgs[memcg].lruvec;
+		int lru = type * LRU_INACTIVE_FILE;
+		update_lru_size(e, lv, lru, delta);
+		update_lru_size(e, lv, lru + 1, -delta);
+	}
+	for (int type = 0; type < ANON_AND_FILE; type++)
+		reset_ctrl_pos(lrugen, type, 0);
+	lrugen->timestamps[next] = e->sim.now;
+	lrugen->max_seq++;
+	MGLRU_DEBUG_CHECK(e, "inc_max_seq");
+	reclaim_cpu(e, moved * COST_ISOLATE_NS);
+	return 1;
+}
+
+/* walk_mm and walk_pte_range, condensed: every mapped folio of the memcg on
+ * its generation lists is a PTE the walk visits; a young one has its
+ * accessed bit cleared and goes through folio_update_gen into max_seq.
+ * Anon VMAs are skipped at swappiness 0 (should_skip_vma).  No mm_struct
+ * list, no Bloom filter (every PTE table is walked), no VMA without
+ * recency (DEVIATIONS.md).  Returns the PTEs visited. */
+static inline void walk_pte(struct engine *e, int memcg, struct lru_gen_folio *lrugen, struct folio *f,
+			    int new_gen)
+{
+	f->flags &= ~PG_young;
+	int old_gen = folio_update_gen(f, new_gen);
+	if (old_gen >= 0 && old_gen != new_gen)
+		lru_gen_update_size(e, memcg, lrugen, f, old_gen, new_gen);
+}
+
+static uint64_t walk_mm(struct engine *e, int memcg, struct lru_gen_folio *lrugen, int swappiness)
+{
+	int new_gen = lru_gen_from_seq(lrugen->max_seq);
+	int walk_type[ANON_AND_FILE] = { swappiness != 0, swappiness <= MAX_SWAPPINESS };
+	uint64_t visited = 0, listed = 0;
+
+	for (unsigned gen = 0; gen < MAX_NR_GENS; gen++)
+		for (int type = 0; type < ANON_AND_FILE; type++)
+			listed += lrugen->nr_pages[gen][type] > 0 ? (uint64_t)lrugen->nr_pages[gen][type] : 0;
+	/* The same folios either way (the walk's effect on each is independent
+	 * of the order): a memcg holding much of the trace is scanned in page
+	 * id order, sequentially, a small one along its lists. */
+	if (listed * 16 >= e->nr_folios) {
+		for (uint32_t pfn = 0; pfn < e->nr_folios; pfn++) {
+			struct folio *f = &e->folio[pfn];
+			if ((f->flags & (PG_lru | PG_mapped)) != (PG_lru | PG_mapped) || f->memcg != memcg ||
+			    !walk_type[folio_is_file_lru(f)])
+				continue;
+			visited++;
+			if (f->flags & PG_young)
+				walk_pte(e, memcg, lrugen, f, new_gen);
+		}
+		return visited;
+	}
+	for (unsigned gen = 0; gen < MAX_NR_GENS; gen++) {
+		for (int type = 0; type < ANON_AND_FILE; type++) {
+			if (!walk_type[type])
+				continue;
+			for (uint32_t pfn = lrugen->head[gen][type]; pfn != NIL; pfn = e->folio[pfn].next) {
+				struct folio *f = &e->folio[pfn];
+				if (!(f->flags & PG_mapped))
+					continue;
+				visited++;
+				if (f->flags & PG_young)
+					walk_pte(e, memcg, lrugen, f, new_gen);
+			}
+		}
+	}
+	return visited;
+}
+
+/* try_to_inc_max_seq: walk the page tables, then inc_max_seq.  Walkers of
+ * one lruvec share the mm list: with one walk unit per lruvec here, a
+ * second walker arriving while a walk for the same seq is running finds
+ * the list done and increments max_seq at once (iterate_mm_list's "last");
+ * the first then returns false.  The walk harvests the accessed bits at
+ * its start; its CPU time passes before max_seq moves (DEVIATIONS.md).
+ * A direct reclaimer gets its walk context here (set_mm_walk(NULL, true)),
+ * kept until its lru_gen_shrink_node/lruvec call ends. */
+int try_to_inc_max_seq(struct engine *e, int memcg, uint64_t seq, int swappiness,
+		       struct scan_control *sc)
+{
+	struct lru_gen_folio *lrugen = mglru_lruvec(e, memcg);
+	if (seq <= lrugen->mm_state_seq)
+		return 0;
+	if (sc)
+		sc->sim.mm_walk = 1;
+	if (lrugen->walking && lrugen->walk_seq == seq) {
+		lrugen->mm_state_seq = seq;
+		return inc_max_seq(e, memcg, seq, swappiness);
+	}
+	lrugen->walking = 1;
+	lrugen->walk_seq = seq;
+	uint64_t visited = walk_mm(e, memcg, lrugen, swappiness);
+	reclaim_cpu(e, visited * COST_WALK_PTE_NS);
+	if (lrugen->walk_seq == seq)
+		lrugen->walking = 0;
+	if (seq <= lrugen->mm_state_seq)
+		return 0;
+	lrugen->mm_state_seq = seq;
+	return inc_max_seq(e, memcg, seq, swappiness);
+}
+
+/* should_run_aging: must age when nothing can be evicted; otherwise not at
+ * DEF_PRIORITY (gentle reclaim); else age when only MIN_NR_GENS + 1
+ * generations remain.
+ * mglru+swappiness (inferred): sw-age-pref also ages when the type
+ * get_type_to_scan prefers has folios but no evictable generation;
+ * sw-imbalance ages a severely skewed lruvec; sw-no-gentle drops the
+ * DEF_PRIORITY shortcut at swappiness <= 1 or >= 200. */
+int should_run_aging(struct engine *e, struct lru_gen_folio *lrugen, uint64_t max_seq,
+		     const struct scan_control *sc, int swappiness)
+{
+	uint64_t min_seq = evictable_min_seq(lrugen->min_seq, swappiness);
+
+	/* have to run aging, since eviction is not possible anymore */
+	if (min_seq + MIN_NR_GENS > max_seq)
+		return 1;
+	if (patch_sw_age_pref(e)) {
+		int pref = get_type_to_scan(e, lrugen, swappiness, 0);
+		if (pref >= min_type(swappiness) && pref <= max_type(swappiness) &&
+		    lrugen->min_seq[pref] + MIN_NR_GENS > max_seq &&
+		    lruvec_type_evictable_size(lrugen, pref))
+			return 1;
+	}
+	if (patch_sw_imbalance(e) && lru_gen_imbalanced(lrugen, swappiness))
+		return 1;
+	/* try to avoid aging, do gentle reclaim at the default priority */
+	if (sc->priority == DEF_PRIORITY &&
+	    !(patch_sw_no_gentle(e) &&
+	      (swappiness <= MIN_SWAPPINESS + 1 || swappiness >= MAX_SWAPPINESS)))
+		return 0;
+	/* better to run aging even though eviction is still possible */
+	return min_seq + MIN_NR_GENS == max_seq;
+}
+
+/* lru_gen_imbalanced (mglru+swappiness sw-imbalance, inferred): with
+ * MIN_NR_GENS + 1 generations, the oldest holds less than an eighth of the
+ * evictable pages or the youngest more than seven eighths — the pre-2025
+ * rule (1/4, 1/2) made looser, the threshold a fraction of the lruvec's
+ * size; lruvecs under MIN_LRU_BATCH pages never count. */
+int lru_gen_imbalanced(const struct lru_gen_folio *lrugen, int swappiness)
+{
+	uint64_t total = 0, young = 0, old = 0;
+	int type;
+	if (evictable_min_seq(lrugen->min_seq, swappiness) + MIN_NR_GENS != lrugen->max_seq)
+		return 0;
+	for_each_evictable_type(type, swappiness) {
+		for (uint64_t seq = lrugen->min_seq[type]; seq <= lrugen->max_seq; seq++) {
+			int64_t n = lrugen->nr_pages[lru_gen_from_seq(seq)][type];
+			uint64_t size = n > 0 ? (uint64_t)n : 0;
+			total += size;
+			if (seq == lrugen->max_seq)
+				young += size;
+			else if (seq + MIN_NR_GENS == lrugen->max_seq)
+				old += size;
+		}
+	}
+	if (total < MIN_LRU_BATCH)
+		return 0;
+	return old < total / 8 || young > total - total / 8;
+}
+
+/* lru_gen_age_node (kswapd_age_node): with min_ttl_ms 0 (the default) it
+ * only sets the initial priority; it never ages. */
+void lru_gen_age_node(struct engine *e, struct scan_control *sc)
+{
+	set_initial_priority(e, sc);
+}

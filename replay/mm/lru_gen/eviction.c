@@ -1,0 +1,400 @@
+/*
+ * eviction.c — MGLRU's eviction, after mm/vmscan.c: re-filing or
+ * isolating the oldest generation's folios (sort_folio, isolate_folio,
+ * scan_folios), the type to take them from (isolate_folios), one batch
+ * through shrink_folio_list (evict_folios), and the reclaim loop of one
+ * lruvec (get_nr_to_scan, try_to_shrink_lruvec, should_abort_scan).
+ *
+ * Left out (DEVIATIONS.md, "MGLRU"): zones, the writeback half of the
+ * reclaim-loop rework (handle_reclaim_writeback), isolation failures
+ * from races (one event loop: none happen).
+ */
+#include "lru_gen.h"
+#include "mm/internal.h"
+#include "mm/vmscan.h"
+#include "records/cost.h"
+
+#include <string.h>
+
+/* sort_folio: re-file instead of isolating: promoted by aging, protected by
+ * its tier, or waiting for writeback (dirty file folios are left to the
+ * flushers).  Returns 1 when re-filed. */
+static int sort_folio(struct engine *e, int memcg, struct lru_gen_folio *lrugen, uint32_t pfn,
+		      struct scan_control *sc, int tier_idx)
+{
+	struct folio *f = &e->folio[pfn];
+	int gen = folio_lru_gen(f);
+	int type = folio_is_file_lru(f);
+	int refs = folio_lru_refs(f);
+	int ws = !!(f->flags & PG_workingset);
+	int tier = lru_tier_from_refs(refs, ws);
+
+	/* promoted */
+	if (gen != lru_gen_from_seq(lrugen->min_seq[type])) {
+		gen_list_move(e, lrugen, pfn, gen, type, 0);
+		return 1;
+	}
+	/* protected */
+	if (tier > tier_idx || refs + ws == (1 << LRU_REFS_WIDTH) + 1) {
+		gen = folio_inc_gen(e, memcg, lrugen, pfn, 0);
+		gen_list_move(e, lrugen, pfn, gen, type, 0);
+		/* don't count the workingset being lazily promoted */
+		if (refs + ws != (1 << LRU_REFS_WIDTH) + 1)
+			lrugen->protected[lru_hist_from_seq(lrugen->min_seq[type])][type][tier]++;
+		return 1;
+	}
+	/* ineligible (zone > reclaim_idx): one zone, never */
+	int dirty = !!(f->flags & PG_dirty), writeback = !!(f->flags & PG_writeback);
+	if (type == LRU_GEN_FILE && dirty) {
+		sc->nr.file_taken++;
+		if (!writeback)
+			sc->nr.unqueued_dirty++;
+	}
+	/* waiting for writeback */
+	if (writeback || (type == LRU_GEN_FILE && dirty)) {
+		gen = folio_inc_gen(e, memcg, lrugen, pfn, 1);
+		gen_list_move(e, lrugen, pfn, gen, type, 0);
+		return 1;
+	}
+	return 0;
+}
+
+/* isolate_folio: off the list for shrink_folio_list.  Refused for a
+ * caller without __GFP_IO and a dirty or swapless anon folio, and for a
+ * folio being freed or isolated by someone else (never in one event loop). */
+static int isolate_folio(struct engine *e, uint32_t pfn, struct scan_control *sc)
+{
+	struct folio *f = &e->folio[pfn];
+	if (!sc->gfp_io_fs && ((f->flags & PG_dirty) ||
+			       (!folio_is_file_lru(f) && !(f->flags & PG_swapcache))))
+		return 0;
+	if ((f->flags & PG_isolated) || !(f->flags & PG_lru))
+		return 0;
+	if (!(f->flags & PG_referenced))
+		f->gen_refs &= 0xf0;
+	f->flags &= ~PG_reclaim;
+	lru_gen_del_folio(e, pfn, 1);
+	f->flags |= PG_isolated;
+	return 1;
+}
+
+struct scan_result {
+	int isolated, skipped, sorted;
+	int exhausted;         /* only MIN_NR_GENS generations, or the oldest empty */
+};
+
+/* scan_folios: from the tail of the oldest generation of TYPE, up to
+ * NR_TO_SCAN folios or MIN_LRU_BATCH isolated.  pgscan counts the
+ * isolated folios, pgrefill the re-filed ones (global reclaim only;
+ * pgscan_anon/file always).  Returns the folios examined. */
+static int scan_folios(struct engine *e, uint64_t nr_to_scan, int memcg, struct scan_control *sc,
+		       int type, int tier, uint32_t *list, struct scan_result *res)
+{
+	struct lru_gen_folio *lrugen = mglru_lruvec(e, memcg);
+	uint32_t moved[MIN_LRU_BATCH];
+	int scanned = 0;
+	uint64_t remaining = nr_to_scan;
+
+	memset(res, 0, sizeof(*res));
+	if (get_nr_gens(lrugen, type) == (int)MIN_NR_GENS) {
+		res->exhausted = 1;
+		return 0;
+	}
+	int gen = lru_gen_from_seq(lrugen->min_seq[type]);
+	if (lrugen->tail[gen][type] == NIL)
+		res->exhausted = 1;    /* emptied, and try_to_inc_min_seq could not retire it */
+	/* one zone: the loop over zones runs once */
+	while (lrugen->tail[gen][type] != NIL) {
+		uint32_t pfn = lrugen->tail[gen][type];
+		scanned++;
+		if (sort_folio(e, memcg, lrugen, pfn, sc, tier))
+			res->sorted++;
+		else if (isolate_folio(e, pfn, sc))
+			list[res->isolated++] = pfn;
+		else {
+			gen_list_del(e, lrugen, pfn);
+			moved[res->skipped++] = pfn;
+		}
+		if (!--remaining || (res->isolated > res->skipped ? res->isolated : res->skipped) >=
+				    (int)MIN_LRU_BATCH)
+			break;
+	}
+	/* list_splice(&moved, head): back at the head, in their order */
+	for (int i = res->skipped - 1; i >= 0; i--)
+		gen_list_add(e, lrugen, moved[i], gen, type, 0);
+
+	if (!cgroup_reclaim(sc)) {
+		count_vm_events(e, current_is_kswapd(sc) ? VM_pgscan_kswapd : VM_pgscan_direct, res->isolated);
+		count_vm_events(e, VM_pgrefill, res->sorted);
+	}
+	count_vm_events(e, type ? VM_pgscan_file : VM_pgscan_anon, res->isolated);
+	if (type == LRU_GEN_FILE)
+		sc->nr.file_taken += res->isolated;
+	return scanned;
+}
+
+/* isolate_folios: the type get_type_to_scan picks (the other when the
+ * isolation throttle does not allow it); a pass that scanned nothing
+ * retires empty generations and falls back to the other type only at
+ * priority 0 (and, with the throttle, only to an allowed type); a pass that
+ * scanned but isolated nothing retries the same type.  FORCE_TYPE >= 0
+ * (mglru+scan-balance) scans that type alone.
+ *
+ * mglru+swappiness (inferred): sw-exhaustion reports the preferred type
+ * exhausted (*EXHAUSTED, for the caller to age) instead of retrying or
+ * falling back, and falls back at once from a type with no folios at all
+ * (aging cannot help it); sw-retry-race
+ * rescans a type once when isolation failed only for races (never here). */
+static int isolate_folios(struct engine *e, uint64_t nr_to_scan, int memcg, struct scan_control *sc,
+			  int swappiness, unsigned allowed, int force_type, uint32_t *list,
+			  int *isolated, int *type_scanned, int *exhausted)
+{
+	struct lru_gen_folio *lrugen = mglru_lruvec(e, memcg);
+	int total_scanned = 0, i, retried = 0;
+	int type = force_type >= 0 ? force_type : get_type_to_scan(e, lrugen, swappiness, 1);
+
+	if (force_type < 0 && !(allowed & (1u << type)))
+		type = !type;
+	*isolated = 0;
+	*exhausted = 0;
+	for_each_evictable_type(i, swappiness) {
+		struct scan_result res;
+		int tier = get_tier_idx(lrugen, type);
+		int scanned = scan_folios(e, nr_to_scan, memcg, sc, type, tier, list, &res);
+		total_scanned += scanned;
+		if (res.isolated) {
+			*isolated = res.isolated;
+			*type_scanned = type;
+			break;
+		}
+		if (patch_sw_retry_race(e) && res.skipped && !retried &&
+		    res.skipped + res.sorted == scanned) {
+			retried = 1;
+			i--;
+			continue;
+		}
+		if (force_type >= 0) {
+			if (!scanned)
+				try_to_inc_min_seq(lrugen, swappiness);
+			break;
+		}
+		if (!scanned) {
+			try_to_inc_min_seq(lrugen, swappiness);
+			if (patch_sw_exhaustion(e)) {
+				if (res.exhausted && lruvec_type_evictable_size(lrugen, type)) {
+					*exhausted = 1;
+					*type_scanned = type;
+					break;
+				}
+				/* an empty type cannot be aged into reclaimability:
+				 * the other, at any priority (inferred) */
+				if (!lruvec_type_evictable_size(lrugen, type) && (allowed & (1u << !type))) {
+					type = !type;
+					continue;
+				}
+			}
+			if (!sc->priority && (allowed & (1u << !type)))
+				type = !type;
+		}
+	}
+	return total_scanned;
+}
+
+/* evict_folios: isolate a batch, let the time to process it pass (other
+ * tasks and reclaimers run meanwhile), decide each folio with
+ * shrink_folio_list, put the survivors back — none into the oldest
+ * generation — and retry once the clean ones that may have missed their
+ * writeback rotation.  NR_ISOLATED_ANON/FILE cover the interval
+ * (variants.md §1, every MGLRU policy).  Returns the folios examined. */
+int __evict_folios(struct engine *e, uint64_t nr_to_scan, int memcg, struct scan_control *sc,
+			  int swappiness, int force_type, int *exhausted)
+{
+	struct lru_gen_folio *lrugen = mglru_lruvec(e, memcg);
+	uint32_t list[MIN_LRU_BATCH], clean[MIN_LRU_BATCH];
+	int isolated = 0, type = LRU_GEN_ANON, exh = 0, skip_retry = 0;
+	unsigned allowed = (1u << LRU_GEN_ANON) | (1u << LRU_GEN_FILE);
+
+	if (patch_iso_throttle(e)) {
+		int fatal;
+		allowed = throttle_evictable_types(e, memcg, swappiness, sc, &fatal);
+		if (!allowed) {
+			/* A dying task pretends progress so reclaim unwinds. */
+			if (fatal)
+				sc->nr_reclaimed += SWAP_CLUSTER_MAX;
+			reclaim_cpu(e, COST_EVICT_CALL_NS);
+			return 0;
+		}
+		if (force_type >= 0 && !(allowed & (1u << force_type))) {
+			reclaim_cpu(e, COST_EVICT_CALL_NS);
+			return 0;
+		}
+	}
+
+	/* In case folio deletion left empty old gens, flush them */
+	try_to_inc_min_seq(lrugen, swappiness);
+	int scanned = isolate_folios(e, nr_to_scan, memcg, sc, swappiness, allowed, force_type, list,
+				     &isolated, &type, &exh);
+	/* Scanning may have emptied the oldest gen, flush it */
+	if (scanned)
+		try_to_inc_min_seq(lrugen, swappiness);
+	if (exhausted)
+		*exhausted = exh;
+	if (!isolated) {
+		reclaim_cpu(e, COST_EVICT_CALL_NS + (uint64_t)scanned * COST_ISOLATE_NS);
+		return scanned;
+	}
+
+	mod_node_isolated(e, type, isolated);
+	lrugen->nr_isolated[type] += (uint64_t)isolated;
+	record_scanned(sc, (uint64_t)isolated);
+	record_lru_scan(sc, 0, 0, type ? 0 : (uint64_t)isolated, type ? (uint64_t)isolated : 0);
+	reclaim_cpu(e, COST_EVICT_CALL_NS + cost_shrink_batch(e, (uint64_t)scanned, list, (uint32_t)isolated));
+
+	uint32_t nr = (uint32_t)isolated;
+retry:;
+	struct reclaim_stat stat;
+	uint32_t nr_survivors = nr;
+	uint64_t reclaimed = shrink_folio_list(e, list, &nr_survivors, sc, &stat);
+	sc->nr.unqueued_dirty += stat.nr_unqueued_dirty;
+	sc->nr_reclaimed += reclaimed;
+
+	uint32_t nr_keep = 0, nr_clean = 0;
+	uint64_t min_seq = lrugen->min_seq[type];
+	for (uint32_t i = 0; i < nr_survivors; i++) {
+		uint32_t pfn = list[i];
+		struct folio *f = &e->folio[pfn];
+		/* retry folios that may have missed folio_rotate_reclaimable() */
+		if (!skip_retry && !(f->flags & PG_freed) &&
+		    !(f->flags & (PG_active | PG_mapped | PG_dirty | PG_writeback))) {
+			clean[nr_clean++] = pfn;
+			continue;
+		}
+		/* don't add rejected folios to the oldest generation */
+		if (!(f->flags & PG_freed) && lru_gen_folio_seq(lrugen, f, 0) == min_seq) {
+			folio_clear_refs_flags(f);
+			f->flags |= PG_active;
+		}
+		list[nr_keep++] = pfn;
+	}
+	move_folios_to_lru(e, list, nr_keep);
+	mod_node_isolated(e, type, -(int64_t)(nr - nr_clean));
+	lrugen->nr_isolated[type] -= nr - nr_clean;
+
+	if (!cgroup_reclaim(sc))
+		count_vm_events(e, current_is_kswapd(sc) ? VM_pgsteal_kswapd : VM_pgsteal_direct, reclaimed);
+	count_vm_events(e, type ? VM_pgsteal_file : VM_pgsteal_anon, reclaimed);
+	/* mglru+scan-balance notes costs as shrink_inactive_list does, so
+	 * its fraction can weigh them (inferred). */
+	if (patch_scan_balance(e))
+		lru_note_cost(e, memcg, type, stat.nr_pageout, nr - reclaimed);
+
+	if (nr_clean) {
+		memcpy(list, clean, nr_clean * sizeof(*list));
+		nr = nr_clean;
+		skip_retry = 1;
+		reclaim_cpu(e, nr * COST_SHRINK_NS);
+		goto retry;
+	}
+	MGLRU_DEBUG_CHECK(e, "evict_folios");
+	return scanned;
+}
+
+int evict_folios(struct engine *e, uint64_t nr_to_scan, int memcg, struct scan_control *sc,
+		 int swappiness)
+{
+	return __evict_folios(e, nr_to_scan, memcg, sc, swappiness, -1, NULL);
+}
+
+/* get_swappiness: 0 when swapping is not allowed or fewer than
+ * MIN_LRU_BATCH swap slots are free (no demotion here). */
+int get_swappiness(struct engine *e, int memcg, const struct scan_control *sc)
+{
+	if (!sc->may_swap)
+		return 0;
+	uint64_t free_swap = e->swap_slots > e->swap_used ? e->swap_slots - e->swap_used : 0;
+	if (free_swap < MIN_LRU_BATCH)
+		return 0;
+	return mem_cgroup_swappiness(e, memcg);
+}
+
+/* get_nr_to_scan: the evictable size >> priority, once per lruvec visit
+ * (memory.min/low protection and offline memcgs are not modelled). */
+static uint64_t get_nr_to_scan(struct lru_gen_folio *lrugen, const struct scan_control *sc,
+			       int swappiness)
+{
+	return lruvec_evictable_size(lrugen, swappiness) >> sc->priority;
+}
+
+/* should_abort_scan: the goal is met; or kswapd has every eligible zone
+ * above the high watermark with MIN_LRU_BATCH to spare.  (The mm tree has
+ * no root_reclaim test here: memcg reclaim stops at its goal too.) */
+int should_abort_scan(struct engine *e, const struct scan_control *sc)
+{
+	uint64_t goal = sc->nr_to_reclaim > 2 ? sc->nr_to_reclaim : 2;   /* compact_gap(0) */
+	if (sc->nr_reclaimed >= goal)
+		return 1;
+	if (!current_is_kswapd(sc))
+		return 0;
+	return e->node.nr_free > e->node.watermark[WMARK_HIGH] + MIN_LRU_BATCH;
+}
+
+/* The pre-rework tail of try_to_shrink_lruvec: the coldest file folios
+ * were all dirty and nobody queued them — wake the flushers. */
+void lru_gen_wakeup_flusher(struct engine *e, struct scan_control *sc)
+{
+	if (sc->nr.unqueued_dirty && sc->nr.unqueued_dirty == sc->nr.file_taken)
+		wakeup_flusher_threads(e);
+}
+
+/* try_to_shrink_lruvec: the scan number once, then batches of
+ * MIN_LRU_BATCH: age when should_run_aging says so, evict, stop at the goal
+ * or when root reclaim has just aged (for fairness between memcgs).
+ * Returns whether the memcg should be rotated (it aged). */
+int try_to_shrink_lruvec(struct engine *e, int memcg, struct scan_control *sc)
+{
+	if (patch_scan_balance(e))
+		return try_to_shrink_lruvec_balanced(e, memcg, sc);
+
+	struct lru_gen_folio *lrugen = mglru_lruvec(e, memcg);
+	int need_rotate = 0, should_age = 0, exhaustion_agings = 0;
+	int swappiness = get_swappiness(e, memcg, sc);
+	int64_t nr_to_scan = (int64_t)get_nr_to_scan(lrugen, sc, swappiness);
+
+	while (nr_to_scan > 0) {
+		uint64_t max_seq = lrugen->max_seq;
+		/* mem_cgroup_below_min: memory.min is not modelled */
+		if (should_run_aging(e, lrugen, max_seq, sc, swappiness)) {
+			if (try_to_inc_max_seq(e, memcg, max_seq, swappiness, sc))
+				need_rotate = 1;
+			should_age = 1;
+		}
+		int exhausted = 0;
+		uint64_t nr_batch = nr_to_scan < (int64_t)MIN_LRU_BATCH ? (uint64_t)nr_to_scan : MIN_LRU_BATCH;
+		int delta = __evict_folios(e, nr_batch, memcg, sc, swappiness, -1, &exhausted);
+		if (!delta) {
+			/* mglru+swappiness sw-exhaustion (inferred): the preferred
+			 * type has no evictable generation — age, and evict it
+			 * again, rather than give up or spill into the other
+			 * type (at most MAX_NR_GENS times per visit). */
+			if (exhausted && patch_sw_exhaustion(e) &&
+			    exhaustion_agings < (int)MAX_NR_GENS) {
+				exhaustion_agings++;
+				if (try_to_inc_max_seq(e, memcg, lrugen->max_seq, swappiness, sc)) {
+					need_rotate = 1;
+					should_age = 1;
+					continue;
+				}
+			}
+			break;
+		}
+		if (should_abort_scan(e, sc))
+			break;
+		/* Root reclaim needs rotation when low on cold folios for
+		 * better fairness; cgroup reclaim gets it from the iterator. */
+		if (root_reclaim(sc) && should_age)
+			break;
+		nr_to_scan -= delta;
+	}
+	lru_gen_wakeup_flusher(e, sc);
+	return need_rotate;
+}

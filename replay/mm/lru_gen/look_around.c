@@ -1,0 +1,187 @@
+/*
+ * look_around.c — MGLRU's look-around, after mm/vmscan.c: a young PTE met
+ * by eviction's rmap walk makes the PTEs around it in the same page table
+ * count as the aging walk would (lru_gen_look_around), and the second
+ * sighting of a young folio promotes it (lru_gen_set_refs).  The
+ * neighbours are the trace's pages in address order, indexed once.
+ *
+ * Left out (DEVIATIONS.md, "MGLRU"): VMA boundaries, the Bloom filter
+ * feedback to the aging walk.
+ */
+#include "lru_gen.h"
+#include "mm/internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The look-around's address keys: mapping id << 40 | page index. */
+#define ADDR_INDEX_BITS 40
+#define ADDR_INDEX_MASK ((1ull << ADDR_INDEX_BITS) - 1)
+
+/* lru_gen_set_refs: a young PTE found on the rmap walk of eviction: the
+ * first sighting marks PG_referenced (KEEP), a second promotes (ACTIVATE
+ * with PG_workingset: back into max_seq). */
+int lru_gen_set_refs(struct folio *f)
+{
+	if (!(f->flags & (PG_referenced | PG_workingset))) {
+		f->gen_refs &= 0xf0;
+		f->flags |= PG_referenced;
+		return 0;
+	}
+	folio_clear_refs_flags(f);
+	f->flags |= PG_workingset;
+	return 1;
+}
+
+/* walk_update_folio for look-around: with a walk context folio_update_gen
+ * (lazy), without lru_gen_set_refs and folio_activate. */
+static void walk_update_folio(struct engine *e, uint32_t pfn, int walk, int new_gen)
+{
+	struct folio *f = &e->folio[pfn];
+	if (walk) {
+		int old_gen = folio_update_gen(f, new_gen);
+		if (old_gen >= 0 && old_gen != new_gen)
+			lru_gen_update_size(e, f->memcg, mglru_lruvec(e, f->memcg), f, old_gen, new_gen);
+	} else if (lru_gen_set_refs(f)) {
+		int old_gen = folio_lru_gen(f);
+		if (old_gen >= 0 && old_gen != new_gen)
+			folio_activate(e, pfn);
+	}
+}
+
+/* lru_gen_look_around: the PTE of PFN was young; scan the PTEs around it
+ * in the same page table (a 2 MiB-aligned range of the address space,
+ * clamped to MIN_LRU_BATCH pages around it) and treat every other young
+ * folio of the same memcg as the aging walk would.  Neighbours are the
+ * trace's pages of the same address space (anon: pid and virtual page
+ * number; file: inode and page offset, mapped by the same process) —
+ * VMA boundaries and the Bloom filter feedback are not modelled. */
+void lru_gen_look_around(struct engine *e, uint32_t pfn, struct scan_control *sc)
+{
+	struct mglru *m = mglru_of(e);
+	const struct folio *f = &e->folio[pfn];
+	uint32_t rank = m->addr_rank[pfn];
+	uint64_t mapping = m->addr_key[rank] >> ADDR_INDEX_BITS;
+	uint64_t addr = m->addr_key[rank] & ADDR_INDEX_MASK;
+	uint64_t start = addr & ~511ull, end = (addr | 511ull) + 1;
+	if (end - start > MIN_LRU_BATCH) {
+		if (addr - start < MIN_LRU_BATCH / 2)
+			end = start + MIN_LRU_BATCH;
+		else if (end - addr < MIN_LRU_BATCH / 2)
+			start = end - MIN_LRU_BATCH;
+		else {
+			start = addr - MIN_LRU_BATCH / 2;
+			end = addr + MIN_LRU_BATCH / 2;
+		}
+	}
+	int gen = lru_gen_from_seq(mglru_lruvec(e, f->memcg)->max_seq);
+	int walk = sc->sim.mm_walk;
+	for (int dir = -1; dir <= 1; dir += 2) {
+		for (uint32_t r = rank;;) {
+			if (dir < 0 ? r == 0 : r + 1 >= e->nr_folios)
+				break;
+			r += (uint32_t)dir;
+			uint64_t key = m->addr_key[r];
+			if ((key >> ADDR_INDEX_BITS) != mapping || (key & ADDR_INDEX_MASK) < start ||
+			    (key & ADDR_INDEX_MASK) >= end)
+				break;
+			uint32_t n = m->addr_order[r];
+			struct folio *nf = &e->folio[n];
+			/* get_pte_pfn: present and young; get_pfn_folio: on the
+			 * lrugen lists of the same memcg (and here: the same mm) */
+			if ((nf->flags & (PG_resident | PG_mapped | PG_young)) !=
+			    (PG_resident | PG_mapped | PG_young))
+				continue;
+			if (folio_lru_gen(nf) < 0 || nf->memcg != f->memcg || nf->owner != f->owner)
+				continue;
+			nf->flags &= ~PG_young;
+			walk_update_folio(e, n, walk, gen);
+		}
+	}
+}
+
+/* Pages in (mapping, page index) order, a mapping being an anon address
+ * space or a file: addr_key[rank] = mapping id << ADDR_INDEX_BITS | index
+ * (indices past 2^40 pages wrap: DEVIATIONS.md), addr_order[rank] = page
+ * id, addr_rank[page id] = rank.  Mapping ids come from a hash table; the
+ * keys are radix sorted, so building costs O(pages). */
+int mglru_build_addr_order(struct engine *e, struct mglru *m)
+{
+	uint32_t n = e->nr_folios;
+	const struct vmr_page *pg = e->v->pages;
+	uint32_t cap = 64, nr_ids = 0;
+	struct { uint64_t space, ino; uint32_t kind, id; } *tab = calloc(cap, sizeof(*tab));
+	uint64_t *key = malloc((size_t)(n ? n : 1) * sizeof(uint64_t));
+	uint64_t *tmpk = malloc((size_t)(n ? n : 1) * sizeof(uint64_t));
+	uint32_t *tmpo = malloc((size_t)(n ? n : 1) * sizeof(uint32_t));
+	int rc = -1;
+	m->addr_key = malloc((size_t)(n ? n : 1) * sizeof(uint64_t));
+	m->addr_order = malloc((size_t)(n ? n : 1) * sizeof(uint32_t));
+	m->addr_rank = malloc((size_t)(n ? n : 1) * sizeof(uint32_t));
+	if (!tab || !key || !tmpk || !tmpo || !m->addr_key || !m->addr_order || !m->addr_rank)
+		goto out;
+	for (uint32_t i = 0; i < n; i++) {
+		if (2 * (nr_ids + 1) > cap) {
+			uint32_t ncap = cap * 2;
+			__typeof__(tab) nt = calloc(ncap, sizeof(*tab));
+			if (!nt)
+				goto out;
+			for (uint32_t j = 0; j < cap; j++) {
+				if (!tab[j].id)
+					continue;
+				uint64_t h = (tab[j].space * 0x9E3779B97F4A7C15ull) ^ (tab[j].ino * 0xC2B2AE3D27D4EB4Full) ^ tab[j].kind;
+				uint32_t k = (uint32_t)(h >> 32) & (ncap - 1);
+				while (nt[k].id)
+					k = (k + 1) & (ncap - 1);
+				nt[k] = tab[j];
+			}
+			free(tab);
+			tab = nt;
+			cap = ncap;
+		}
+		uint64_t h = (pg[i].space * 0x9E3779B97F4A7C15ull) ^ (pg[i].ino * 0xC2B2AE3D27D4EB4Full) ^ pg[i].kind;
+		uint32_t k = (uint32_t)(h >> 32) & (cap - 1);
+		while (tab[k].id && (tab[k].space != pg[i].space || tab[k].ino != pg[i].ino ||
+				     tab[k].kind != pg[i].kind))
+			k = (k + 1) & (cap - 1);
+		if (!tab[k].id) {
+			tab[k].space = pg[i].space;
+			tab[k].ino = pg[i].ino;
+			tab[k].kind = pg[i].kind;
+			tab[k].id = ++nr_ids;       /* ids from 1: 0 marks a free slot */
+		}
+		key[i] = (uint64_t)tab[k].id << ADDR_INDEX_BITS | (pg[i].index & ADDR_INDEX_MASK);
+		m->addr_order[i] = i;
+	}
+	/* LSD radix sort of (key, page id), a byte at a time, skipping bytes
+	 * no two keys differ in; stable, so equal keys keep page id order. */
+	uint64_t diff = 0;
+	for (uint32_t i = 1; i < n; i++)
+		diff |= key[i] ^ key[0];
+	for (int shift = 0; shift < 64; shift += 8) {
+		if (!((diff >> shift) & 0xff))
+			continue;
+		uint32_t count[257] = { 0 };
+		for (uint32_t i = 0; i < n; i++)
+			count[((key[i] >> shift) & 0xff) + 1]++;
+		for (int b = 0; b < 256; b++)
+			count[b + 1] += count[b];
+		for (uint32_t i = 0; i < n; i++) {
+			uint32_t d = count[(key[i] >> shift) & 0xff]++;
+			tmpk[d] = key[i];
+			tmpo[d] = m->addr_order[i];
+		}
+		memcpy(key, tmpk, (size_t)n * sizeof(*key));
+		memcpy(m->addr_order, tmpo, (size_t)n * sizeof(*tmpo));
+	}
+	memcpy(m->addr_key, key, (size_t)n * sizeof(*key));
+	for (uint32_t i = 0; i < n; i++)
+		m->addr_rank[m->addr_order[i]] = i;
+	rc = 0;
+out:
+	free(tab);
+	free(key);
+	free(tmpk);
+	free(tmpo);
+	return rc;
+}

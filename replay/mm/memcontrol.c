@@ -1,0 +1,183 @@
+/*
+ * memcontrol.c — memory cgroups, after mm/memcontrol.c and
+ * mm/page_counter.c: the tree the trace's cgroups form, hierarchical
+ * charging against memory.max, try_charge_memcg's reclaim, retry and OOM
+ * rules, and the statistics' rstat flushes: readers of lruvec_page_state
+ * see the values of the last flush, made every 2 s by the periodic
+ * flusher, by a reader of memory.stat when enough updates are pending,
+ * and by the rate-limited flushes of reclaim when the periodic one is
+ * late.
+ *
+ * Left out (DEVIATIONS.md): memory.min/low/high, the per-CPU charge
+ * stock and its drain (its pages, kernel memory and others the session
+ * charged outside the LRU come as one charge measured by the capture),
+ * memsw, socket memory; pending updates are counted for the statistics
+ * the model keeps (LRU sizes, workingset activations), not every one.
+ */
+#include "internal.h"
+#include "vmscan.h"
+
+#include <stdio.h>
+#include <string.h>
+
+void mem_cgroup_uncharge(struct engine *e, int memcg)
+{
+	for (int m = memcg; m >= 0; m = e->memcgs[m].parent)
+		e->memcgs[m].usage--;
+}
+
+/* page_counter_try_charge: the first ancestor that would go over its
+ * limit, or -1 when the charge fits everywhere (and is made). */
+static int page_counter_try_charge(struct engine *e, int memcg)
+{
+	for (int m = memcg; m >= 0; m = e->memcgs[m].parent)
+		if (e->memcgs[m].usage + 1 > e->memcgs[m].max)
+			return m;
+	for (int m = memcg; m >= 0; m = e->memcgs[m].parent)
+		e->memcgs[m].usage++;
+	return -1;
+}
+
+/* try_charge_memcg: charge one page; over a limit, reclaim from the memcg
+ * that is over; any progress retries for free, MAX_RECLAIM_RETRIES
+ * fruitless tries end in the memcg OOM killer.  Returns 0 when the task
+ * was killed (the page is not charged).  With NORETRY, one reclaim and
+ * then ALLOC_NOMEM if still over the limit.  The kernel retries once more
+ * after its first failed reclaim, having drained the per-CPU charge
+ * stocks (drain_all_stock): that second reclaim is not modelled
+ * (DEVIATIONS.md). */
+int try_charge_memcg(struct engine *e, struct task_state *t, int memcg, int noretry)
+{
+	int nr_retries = MAX_RECLAIM_RETRIES;
+	for (;;) {
+		if (t->killed)
+			return 0;
+		int over = page_counter_try_charge(e, memcg);
+		if (over < 0)
+			return 1;
+		if (!e->sim.current)
+			return -1;
+		simtime_t t0 = e->sim.now;
+		uint64_t nr_reclaimed = try_to_free_mem_cgroup_pages(e, over, 1, (uint32_t)(t - e->tasks));
+		t->stall_ns += e->sim.now - t0;
+		if (e->memcgs[over].usage < e->memcgs[over].max)
+			continue;
+		if (noretry)
+			return ALLOC_NOMEM;
+		if (nr_reclaimed)
+			continue;          /* small charges retry while reclaim works */
+		if (nr_retries--)
+			continue;
+		if (!out_of_memory(e, over))
+			t->killed = 1;
+		nr_retries = MAX_RECLAIM_RETRIES;
+	}
+}
+
+/* The memcg a folio brought in by T is charged to: T's (mem_cgroup_charge
+ * charges the faulting task's cgroup), except for a file page that was in
+ * the page cache before the session (PG_precached, from the trace's
+ * VMR_PAGE_PRECACHED): it stays charged where it was, which the trace
+ * does not say, so to the root.  Once it has left memory, its next fault
+ * is the workload's own insertion. */
+int folio_charge_memcg(const struct engine *e, const struct task_state *t, uint32_t pfn)
+{
+	if (e->folio[pfn].flags & PG_precached)
+		return 0;
+	return e->procs[t->proc].memcg;
+}
+
+void mem_cgroup_init(struct engine *e, int idx, int parent, const char *name, int swappiness)
+{
+	struct mem_cgroup *mc = &e->memcgs[idx];
+	memset(mc, 0, sizeof(*mc));
+	mc->lruvec.memcg = idx;
+	mc->parent = parent;
+	mc->max = UINT64_MAX;
+	mc->swappiness = swappiness;
+	snprintf(mc->name, sizeof(mc->name), "%s", name);
+	for (int l = 0; l < NR_LRU_LISTS; l++)
+		mc->lruvec.head[l] = mc->lruvec.tail[l] = NIL;
+}
+
+/* Parents are created first, on first use, so that a child's index is
+ * above its parent's (the memcg walks rely on it). */
+int mem_cgroup_from_path(struct engine *e, const char *path, int swappiness)
+{
+	int parent = 1;
+	char comp[128];
+	const char *p = path;
+	for (int depth = 0; *p; depth++) {
+		const char *slash = strchr(p, '/');
+		size_t n = slash ? (size_t)(slash - p) : strlen(p);
+		if (depth > 3 || n == 0 || n >= sizeof(comp))
+			return -1;
+		memcpy(comp, p, n);
+		comp[n] = '\0';
+		int found = -1;
+		for (int m = 2; m < e->nr_memcgs; m++)
+			if (e->memcgs[m].parent == parent && strcmp(e->memcgs[m].name, comp) == 0)
+				found = m;
+		if (found < 0) {
+			found = e->nr_memcgs++;
+			mem_cgroup_init(e, found, parent, comp, swappiness);
+		}
+		parent = found;
+		p += n + (slash ? 1 : 0);
+	}
+	return parent;
+}
+
+/* ---- statistics -------------------------------------------------------- */
+
+/* FLUSH_TIME: the periodic flusher's interval (2 * HZ). */
+#define FLUSH_TIME_NS (2 * NSEC_PER_SEC)
+/* MEMCG_CHARGE_BATCH: updates a CPU may hold before they count. */
+#define MEMCG_CHARGE_BATCH 64
+
+/* do_flush_stats: the statistics of MEMCG's subtree become current. */
+static void do_flush_stats(struct engine *e, int memcg)
+{
+	for (int m = memcg; m < e->nr_memcgs; m++) {
+		if (m != memcg && !memcg_is_under(e, m, memcg))
+			continue;
+		struct lruvec *lv = &e->memcgs[m].lruvec;
+		memcpy(lv->stat, lv->subtree_size, sizeof(lv->stat));
+		memcpy(lv->stat_workingset_activate, lv->workingset_activate,
+		       sizeof(lv->stat_workingset_activate));
+		lv->stats_updates = 0;
+	}
+	if (memcg == 0)
+		e->stats_flush_last = e->sim.now;
+}
+
+/* mem_cgroup_flush_stats: flush when more updates are pending than the
+ * CPUs' batches hold (memcg_vmstats_needs_flush). */
+void mem_cgroup_flush_stats(struct engine *e, int memcg)
+{
+	if (e->memcgs[memcg].lruvec.stats_updates > MEMCG_CHARGE_BATCH * (uint64_t)e->p.nr_cpus)
+		do_flush_stats(e, memcg);
+}
+
+/* mem_cgroup_flush_stats_ratelimited: only when the periodic flusher is a
+ * full cycle late. */
+void mem_cgroup_flush_stats_ratelimited(struct engine *e, int memcg)
+{
+	if (e->sim.now > e->stats_flush_last + 2 * FLUSH_TIME_NS)
+		mem_cgroup_flush_stats(e, memcg);
+}
+
+/* flush_memcg_stats_dwork: every FLUSH_TIME, everything. */
+void flush_memcg_stats_dwork(struct engine *e)
+{
+	do_flush_stats(e, 0);
+	sim_at(&e->sim, e->sim.now + FLUSH_TIME_NS, EV_STATS_FLUSH, 0, 0);
+}
+
+/* The capture read the session cgroup's memory.stat every period
+ * (memcg_stat_show flushes it): so does the replay of its session. */
+void memcg_stat_read(struct engine *e)
+{
+	mem_cgroup_flush_stats(e, e->nr_memcgs > 1 ? 1 : 0);
+	sim_at(&e->sim, e->sim.now + e->p.stat_read_ns, EV_STATS_READ, 0, 0);
+}

@@ -1,0 +1,231 @@
+/*
+ * memory.c — the page fault and the accesses of a task, after
+ * mm/memory.c (do_anonymous_page, do_swap_page, zap_pte_range), the
+ * fault and read paths of mm/filemap.c, and exit_mmap (mm/mmap.c).
+ *
+ * Left out (DEVIATIONS.md): page tables and VMAs (one mapping per folio,
+ * a PG_mapped flag and its young bit), fault-around, large folios; a
+ * folio being read is installed when its read is issued.
+ */
+#include "internal.h"
+#include "swap_state.h"
+#include "vmscan.h"
+
+/* Does touching PFN need anything that can sleep (reclaim, I/O)?  The
+ * engine runs a task's accesses inline until one does, then continues it
+ * in a coroutine: this is the test, made before anything changes. */
+static int needs_slowpath(struct engine *e, struct task_state *t, uint32_t pfn)
+{
+	const struct folio *f = &e->folio[pfn];
+	if (f->flags & PG_resident)
+		return 0;
+	if (f->flags & PG_locked)
+		return 1;
+	/* A swap-in may read ahead, and each page it reads may reclaim. */
+	if ((f->flags & PG_swapped) && swap_use_readahead(e))
+		return 1;
+	if (e->node.nr_free <= e->node.watermark[WMARK_MIN])
+		return 1;
+	for (int m = folio_charge_memcg(e, t, pfn); m >= 0; m = e->memcgs[m].parent)
+		if (e->memcgs[m].usage + 1 > e->memcgs[m].max)
+			return 1;
+	return 0;
+}
+
+/* The owner released the page (zap_pte_range on munmap and exit,
+ * delete_from_page_cache on unlink or truncate, free_swap_and_cache for
+ * its slot): no shadow, no swap copy.  A folio a reclaimer holds is freed
+ * when it is put back. */
+void release_page(struct engine *e, uint32_t pfn)
+{
+	struct folio *f = &e->folio[pfn];
+	folio_free_swap(e, pfn);
+	f->flags &= ~(PG_shadow | PG_seen | PG_swapped | PG_precached);
+	if (!(f->flags & PG_resident))
+		return;
+	if (f->flags & PG_isolated) {
+		f->flags |= PG_freed;
+		return;
+	}
+	if (f->flags & PG_lru)
+		lruvec_del_folio(e, folio_lruvec(e, pfn), pfn);
+	free_unref_folio(e, pfn);
+}
+
+/* A page that is not resident is brought in, as do_anonymous_page,
+ * do_swap_page, filemap_fault and filemap_read do: allocated, charged,
+ * read if it has been in memory before, checked against its shadow
+ * (workingset_refault), added to the LRU.  OP READAHEAD brings in a page
+ * nobody touches yet: a page-cache read-ahead page (FILE) or a swap
+ * read-ahead page.  Returns 0 when the task was killed on the way. */
+int fault_in(struct engine *e, struct task_state *t, uint32_t pfn, unsigned op, int file)
+{
+	struct folio *f = &e->folio[pfn];
+	int readahead = op == VMR_OP_READAHEAD;
+	int swap_ra = readahead && (f->flags & PG_swapped);
+	/* A swapped-out page comes back to its own memcg and owner
+	 * (mem_cgroup_swapin_charge_folio charges the memcg that swapped it
+	 * out): by swap offset, read-ahead may bring in another process's. */
+	int memcg = swap_ra ? f->memcg : folio_charge_memcg(e, t, pfn);
+	uint32_t owner = swap_ra ? f->owner : t->proc;
+	/* Page-cache read-ahead allocates with readahead_gfp_mask
+	 * (__GFP_NORETRY); swap read-ahead with the fault's own mask. */
+	int noretry = readahead && file;
+	/* Read-ahead pages come in the same read as the page the task waits
+	 * for (or asynchronously): they add no stall of their own. */
+	int major = !readahead && ((f->flags & PG_swapped) || (file && (f->flags & PG_seen)));
+
+	/* Others touching the page wait until it is in (folio_lock). */
+	f->flags |= PG_locked;
+	int r = alloc_pages(e, t, noretry);
+	if (r == 1) {
+		r = try_charge_memcg(e, t, memcg, noretry);
+		if (r != 1)
+			e->node.nr_free++;
+	}
+	if (r != 1) {
+		f->flags &= ~PG_locked;
+		sim_wake_all(&e->sim, folio_waitqueue(e, pfn));
+		/* No memory for a read-ahead page: it is not read (as
+		 * page_cache_ra_unbounded stops at a failed allocation). */
+		return r == ALLOC_NOMEM ? 1 : r;
+	}
+	f->memcg = (uint16_t)memcg;
+	f->owner = owner;
+	e->procs[owner].rss++;
+
+	if (major) {
+		/* A refault: the task waits for the read (task_step resumes it
+		 * at io_until).  The folio is installed when the read is issued,
+		 * so other tasks do not wait for it (DEVIATIONS.md). */
+		simtime_t done = submit_read(e, file ? &e->file : &e->swap);
+		if (op == VMR_OP_LOAD || op == VMR_OP_STORE)
+			count_vm_events(e, VM_pgmajfault, 1);
+		if (!file)
+			count_vm_events(e, VM_pswpin, 1);
+		t->io_until = done;
+		t->stall_ns += done - e->sim.now;
+	} else if (swap_ra) {
+		/* Read in the same plug as the fault; nobody waits for it
+		 * (swap_read_folio counts it in pswpin all the same). */
+		submit_read(e, &e->swap);
+		count_vm_events(e, VM_pswpin, 1);
+		f->flags |= PG_readahead;
+	}
+
+	f->flags |= PG_resident | PG_seen;
+	f->flags &= ~(PG_active | PG_referenced | PG_workingset | PG_young | PG_mapped);
+	if (!file)
+		f->flags |= PG_swapbacked;
+	if (f->flags & PG_swapped) {
+		/* Swap-in: the copy stays in swap (a clean folio reclaim can
+		 * drop), unless this is a write fault (should_try_to_free_swap). */
+		f->flags &= ~PG_swapped;
+		f->flags |= PG_swapcache;
+		if (op == VMR_OP_STORE)
+			folio_free_swap(e, pfn);
+	}
+	/* lru_gen_enter_fault: a fault through the page tables (not a
+	 * read(), not read-ahead) is "in a fault" for MGLRU.  The kernel sets
+	 * it for the whole fault; only the refault check and folio_add_lru
+	 * below read it, and nothing sleeps between them. */
+	e->in_lru_fault = op == VMR_OP_LOAD || op == VMR_OP_STORE;
+	/* Buffered writes add folios without a refault check; read-ahead
+	 * ones have it (filemap_add_folio), like any insertion. */
+	if (op != VMR_OP_WRITE)
+		workingset_refault(e, pfn);
+	else
+		f->flags &= ~PG_shadow;
+	if (op == VMR_OP_LOAD || op == VMR_OP_STORE) {
+		count_vm_events(e, VM_pgfault, 1);
+		f->flags |= PG_mapped | PG_young;
+	}
+	/* A new anonymous page is dirty from the start: it has no copy. */
+	if (op == VMR_OP_STORE || op == VMR_OP_WRITE || (!file && !(f->flags & PG_swapcache)))
+		folio_mark_dirty(e, pfn);
+	folio_add_lru(e, pfn);
+	e->in_lru_fault = 0;                /* lru_gen_exit_fault */
+	f->flags &= ~PG_locked;
+	sim_wake_all(&e->sim, folio_waitqueue(e, pfn));
+	if (major && !file && swap_use_readahead(e))
+		return swapin_readahead(e, t, pfn);
+	return 1;
+}
+
+int access_page(struct engine *e, struct task_state *t, uint32_t pfn, unsigned op, int file)
+{
+	struct folio *f = &e->folio[pfn];
+	if (op == VMR_OP_FREE) {
+		release_page(e, pfn);
+		return 1;
+	}
+	if (op == VMR_OP_READAHEAD) {
+		/* page_cache_ra_unbounded skips pages already in the cache
+		 * (or being read); the others are added, not referenced. */
+		if (f->flags & (PG_resident | PG_locked))
+			return 1;
+		if (!e->sim.current && needs_slowpath(e, t, pfn))
+			return -1;
+		return fault_in(e, t, pfn, op, file);
+	}
+	if (!(f->flags & PG_resident) && (f->flags & PG_locked)) {
+		/* Another task is bringing it in: wait for it (folio_wait_locked). */
+		if (!e->sim.current)
+			return -1;
+		simtime_t t0 = e->sim.now;
+		while ((f->flags & PG_locked) && !t->killed)
+			sim_wait(&e->sim, folio_waitqueue(e, pfn), NSEC_PER_SEC);
+		t->stall_ns += e->sim.now - t0;
+		if (t->killed)
+			return 0;
+	}
+	if (!(f->flags & PG_resident)) {
+		if (!e->sim.current && needs_slowpath(e, t, pfn))
+			return -1;
+		int r = fault_in(e, t, pfn, op, file);
+		if (r <= 0)
+			return r;
+		if (op == VMR_OP_READ)
+			folio_mark_accessed(e, pfn);
+		return 1;
+	}
+	switch (op) {
+	case VMR_OP_LOAD:
+	case VMR_OP_STORE:
+		if (!(f->flags & PG_mapped)) {
+			count_vm_events(e, VM_pgfault, 1);   /* minor: map a cached page */
+			f->flags |= PG_mapped;
+			/* do_swap_page found it in the swap cache. */
+			if (f->flags & PG_swapcache)
+				swap_ra_hit(e, t->proc, pfn, !!(f->flags & PG_readahead));
+			f->flags &= ~PG_readahead;
+		}
+		f->flags |= PG_young;
+		if (op == VMR_OP_STORE) {
+			folio_mark_dirty(e, pfn);
+			if (f->flags & PG_swapcache)
+				folio_free_swap(e, pfn);     /* the copy is stale now */
+		}
+		break;
+	case VMR_OP_READ:
+		folio_mark_accessed(e, pfn);
+		break;
+	case VMR_OP_WRITE:
+		folio_mark_dirty(e, pfn);
+		break;
+	}
+	return 1;
+}
+
+/* exit_mmap (mm/mmap.c): a process whose last task ended exits; its
+ * anonymous memory is freed. */
+void exit_mmap(struct engine *e, uint32_t proc)
+{
+	e->procs[proc].alive = 0;
+	for (uint32_t pfn = 0; pfn < e->nr_folios; pfn++) {
+		struct folio *f = &e->folio[pfn];
+		if (f->owner == proc && (f->flags & PG_swapbacked) &&
+		    (f->flags & (PG_resident | PG_swapped | PG_shadow)))
+			release_page(e, pfn);
+	}
+}

@@ -1,0 +1,203 @@
+/*
+ * mm.h — the simulated memory: folios, lruvecs, memory cgroups, the node
+ * and its zone, scan_control, and the vmstat counters.
+ *
+ * Names follow the kernel (include/linux/mmzone.h, mm/vmscan.c,
+ * include/linux/memcontrol.h) so that replay/ reads next to mm/.  One
+ * node with one zone; every folio is one base page (order 0).  The
+ * simplifications are listed in replay/DEVIATIONS.md.
+ */
+#ifndef MM_H
+#define MM_H
+
+#include <stdint.h>
+#include "sim/sim.h"
+#include "records/records.h"
+
+#define SWAP_CLUSTER_MAX      32u
+#define DEF_PRIORITY          12
+#define MAX_RECLAIM_RETRIES   16
+#define MAX_SWAPPINESS        200
+#define NIL                   UINT32_MAX
+
+/* ---- folio flags (the kernel's PG_* bits that reclaim reads) -------- */
+enum {
+	PG_lru        = 1u << 0,   /* on an LRU list (not isolated)              */
+	PG_active     = 1u << 1,
+	PG_referenced = 1u << 2,
+	PG_workingset = 1u << 3,
+	PG_dirty      = 1u << 4,
+	PG_writeback  = 1u << 5,
+	PG_reclaim    = 1u << 6,
+	PG_swapbacked = 1u << 7,   /* anon: on the anon LRU                      */
+	PG_swapcache  = 1u << 8,   /* has a swap slot holding a copy             */
+	PG_mapped     = 1u << 9,   /* mapped by a page table (mapcount > 0)      */
+	PG_young      = 1u << 10,  /* the PTE's accessed bit                     */
+	PG_resident   = 1u << 11,  /* in memory (else: evicted, swapped, or new) */
+	PG_isolated   = 1u << 12,  /* taken off the LRU by a reclaimer           */
+	PG_shadow     = 1u << 13,  /* a workingset shadow entry is stored        */
+	PG_swapped    = 1u << 14,  /* not resident, contents in swap             */
+	PG_freed      = 1u << 15,  /* released by its owner while isolated       */
+	PG_exec       = 1u << 16,  /* mapped by a VM_EXEC vma                    */
+	PG_seen       = 1u << 17,  /* touched before (not a first touch)         */
+	PG_shadow_ws  = 1u << 18,  /* the shadow says: was in the workingset     */
+	PG_dirty_listed = 1u << 19, /* queued for the flusher                    */
+	PG_locked     = 1u << 20,  /* being faulted in: others wait for it       */
+	PG_precached  = 1u << 21,  /* cached before the session, charged outside
+				    * it, until it first leaves memory          */
+	PG_readahead  = 1u << 22,  /* swapped in by read-ahead, not used yet     */
+};
+
+/* The four evictable lists, as enum lru_list: index = type * 2 + active. */
+enum lru_list {
+	LRU_INACTIVE_ANON = 0,
+	LRU_ACTIVE_ANON   = 1,
+	LRU_INACTIVE_FILE = 2,
+	LRU_ACTIVE_FILE   = 3,
+	NR_LRU_LISTS      = 4,
+};
+enum { LRU_ANON = 0, LRU_FILE = 1, ANON_AND_FILE = 2 };
+
+static inline int is_file_lru(enum lru_list l)   { return l >= LRU_INACTIVE_FILE; }
+static inline int is_active_lru(enum lru_list l) { return l & 1; }
+
+/* One page of the trace.  Indexed by dense page id.  28 bytes. */
+struct folio {
+	uint32_t prev, next;        /* LRU links                               */
+	uint32_t flags;
+	uint16_t memcg;             /* charged to (index in mm->memcgs)        */
+	uint8_t  lru;               /* list it is on or returns to             */
+	uint8_t  gen_refs;          /* MGLRU: gen+1 << 4 | refs bits           */
+	uint32_t shadow;            /* eviction token while PG_shadow          */
+	uint16_t shadow_memcg;      /* lruvec whose clock the token reads       */
+	uint16_t pad;
+	uint32_t owner;             /* process (address space) index           */
+};
+
+/* ---- vmstat ---------------------------------------------------------- */
+#define VMSTAT_ITEMS(X) \
+	X(pgscan_kswapd) X(pgscan_direct) X(pgscan_anon) X(pgscan_file) \
+	X(pgsteal_kswapd) X(pgsteal_direct) X(pgsteal_anon) X(pgsteal_file) \
+	X(pgrefill) X(pgactivate) X(pgdeactivate) X(pgrotated) \
+	X(workingset_refault_anon) X(workingset_refault_file) \
+	X(workingset_activate_anon) X(workingset_activate_file) \
+	X(workingset_restore_anon) X(workingset_restore_file) \
+	X(pswpin) X(pswpout) X(allocstall) X(pgscan_direct_throttle) X(oom_kill) \
+	X(pgfault) X(pgmajfault) X(pageoutrun) X(nr_vmscan_write) X(nr_vmscan_immediate_reclaim) \
+	X(mm_vmscan_throttled) X(nr_isolated_peak) X(pgalloc) X(pgfree)
+
+#define VMSTAT_ENUM(name) VM_##name,
+enum vm_event_item { VMSTAT_ITEMS(VMSTAT_ENUM) NR_VM_ITEMS };
+extern const char *const vmstat_text[NR_VM_ITEMS];
+
+/* ---- lruvec, memcg, node -------------------------------------------- */
+struct lruvec {
+	uint32_t head[NR_LRU_LISTS], tail[NR_LRU_LISTS];
+	uint64_t size[NR_LRU_LISTS];           /* this memcg's own lists   */
+	uint64_t subtree_size[NR_LRU_LISTS];   /* with its descendants'    */
+	int memcg;                             /* the memcg it belongs to  */
+	uint64_t anon_cost, file_cost;         /* lru_note_cost            */
+	uint64_t nonresident_age;              /* workingset clock          */
+	uint64_t refaults[ANON_AND_FILE];      /* snapshot_refaults         */
+	uint64_t workingset_activate[ANON_AND_FILE];
+	/* The memcg statistics as readers of lruvec_page_state see them: as
+	 * of the last rstat flush (memcontrol.c), and the updates since. */
+	uint64_t stat[NR_LRU_LISTS];
+	uint64_t stat_workingset_activate[ANON_AND_FILE];
+	uint64_t stats_updates;
+	int congested;                         /* LRUVEC_CGROUP_CONGESTED   */
+};
+
+struct mem_cgroup {
+	int parent;                 /* index, -1 for the root               */
+	uint64_t usage;             /* pages charged, hierarchical           */
+	uint64_t max;               /* memory.max in pages; UINT64_MAX none  */
+	int swappiness;
+	struct lruvec lruvec;       /* the one node's lruvec of this memcg  */
+	char name[128];
+};
+
+/* Zone watermarks, in pages (one zone per node here). */
+enum zone_watermarks { WMARK_MIN, WMARK_LOW, WMARK_HIGH, NR_WMARK };
+
+/* Reasons for reclaim_throttle(), as enum vmscan_throttle_state. */
+enum vmscan_throttle_state {
+	VMSCAN_THROTTLE_WRITEBACK,
+	VMSCAN_THROTTLE_ISOLATED,
+	VMSCAN_THROTTLE_NOPROGRESS,
+	VMSCAN_THROTTLE_CONGESTED,
+	NR_VMSCAN_THROTTLE,
+};
+
+struct pglist_data {
+	uint64_t present_pages;
+	uint64_t nr_free;
+	uint64_t watermark[NR_WMARK];
+	uint64_t nr_isolated[ANON_AND_FILE];
+	uint64_t nr_dirty, nr_writeback;
+	int pgdat_dirty, pgdat_writeback;      /* PGDAT_DIRTY / PGDAT_WRITEBACK */
+	int kswapd_failures;
+	struct sim_waitq reclaim_wait[NR_VMSCAN_THROTTLE];
+	uint64_t nr_reclaim_start;             /* NR_THROTTLED_WRITTEN snapshot */
+	uint64_t nr_throttled_written;
+	uint32_t memcg_cursor;                 /* shared iterator (partial walks) */
+};
+
+/* ---- swap ------------------------------------------------------------- */
+/* The slots of the swap device, as struct swap_info_struct keeps them,
+ * condensed: which page holds which slot, and the cluster allocator's
+ * state (SWAPFILE_CLUSTER slots a cluster; slot 0 is the header).  Kept
+ * only where a slot's position matters: swap_cluster_readahead. */
+#define SWAPFILE_CLUSTER 512
+struct swap_info_struct {
+	uint32_t max;                /* slots, the header included */
+	uint32_t *swap_map;          /* slot -> page id + 1; 0: free */
+	uint32_t *slot_of;           /* page id -> its slot (while it holds one) */
+	uint16_t *cluster_count;     /* used slots of each cluster */
+	uint32_t nr_clusters;
+	uint32_t *free_clusters;     /* FIFO of empty clusters (si->free_clusters) */
+	uint32_t free_head, nr_free_clusters;
+	uint32_t cluster, next;      /* the allocating cluster and its next slot */
+};
+
+/* ---- scan_control ---------------------------------------------------- */
+struct scan_control {
+	uint64_t nr_to_reclaim;
+	int target_mem_cgroup;       /* -1: global reclaim */
+	int priority;
+	unsigned may_writepage:1, may_unmap:1, may_swap:1, may_deactivate:2,
+		 force_deactivate:1, skipped_deactivate:1, cache_trim_mode:1,
+		 file_is_tiny:1, memcg_full_walk:1;
+	unsigned gfp_io_fs:1;        /* gfp_mask has __GFP_IO and __GFP_FS */
+	uint64_t anon_cost, file_cost;
+	uint64_t nr_scanned, nr_reclaimed;
+	struct {
+		uint64_t dirty, unqueued_dirty, congested, writeback, immediate,
+			 file_taken, taken;
+	} nr;
+	/* Not the kernel's: what the kernel knows as `current` (who is
+	 * reclaiming), and the simulator's record of this invocation. */
+	struct {
+		uint32_t task;           /* the reclaiming task; UINT32_MAX: kswapd */
+		int kswapd;              /* current_is_kswapd() */
+		int mm_walk;             /* MGLRU: current->reclaim_state->mm_walk */
+		struct reclaim_record rec;  /* records/records.h */
+	} sim;
+};
+
+static inline int current_is_kswapd(const struct scan_control *sc)
+{
+	return sc->sim.kswapd;
+}
+
+static inline int cgroup_reclaim(const struct scan_control *sc)
+{
+	return sc->target_mem_cgroup >= 0;
+}
+
+static inline int root_reclaim(const struct scan_control *sc)
+{
+	return sc->target_mem_cgroup <= 0;
+}
+
+#endif

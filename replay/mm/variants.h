@@ -1,0 +1,77 @@
+/*
+ * variants.h — the proposed patches, as named predicates read at the
+ * places each patch changes (replay/README.md lists them, variants.md of
+ * the design docs describes them):
+ *
+ *   classic+early-exit[-direct]  "avoid over-reclaim in classic LRU direct
+ *                                reclaim path" (RFC): vmscan.c
+ *   mglru+swappiness             "mm: mglru: fix swappiness behavior" (RFC
+ *                                v4), every rule its own switch (inferred
+ *                                from the cover letter): lru_gen/
+ *   mglru+iso-throttle           "throttle MGLRU eviction when isolated
+ *                                folios pile up" (v7): lru_gen/iso_throttle.c
+ *   mglru+scan-balance           the reviewer's alternative to it:
+ *                                lru_gen/scan_balance.c
+ */
+#ifndef VARIANTS_H
+#define VARIANTS_H
+
+#include "policy.h"
+#include "sim/engine.h"
+
+enum {
+	PATCH_SW_AGE_PREF     = 1u << 0,  /* age when the preferred type is exhausted */
+	PATCH_SW_NO_GENTLE    = 1u << 1,  /* no DEF_PRIORITY skip at swappiness <= 1, >= 200 */
+	PATCH_SW_BOOST        = 1u << 2,  /* swappiness decides while refaults are sparse */
+	PATCH_SW_EXHAUSTION   = 1u << 3,  /* scan_folios reports an exhausted type */
+	PATCH_SW_RETRY_RACE   = 1u << 4,  /* rescan a type lost only to races */
+	PATCH_SW_NO_INVERSION = 1u << 5,  /* inc_min_seq always moves, keeps order */
+	PATCH_SW_BATCHED      = 1u << 6,  /* fewer folios per inc_min_seq call */
+	PATCH_SW_IMBALANCE    = 1u << 7,  /* lru_gen_imbalanced() triggers aging */
+	PATCH_SW_BOOST_GAIN   = 1u << 8,  /* superlinear gain (an alternative mode) */
+	PATCH_SWAPPINESS      = PATCH_SW_AGE_PREF | PATCH_SW_NO_GENTLE | PATCH_SW_BOOST |
+				PATCH_SW_EXHAUSTION | PATCH_SW_RETRY_RACE | PATCH_SW_NO_INVERSION |
+				PATCH_SW_BATCHED | PATCH_SW_IMBALANCE,
+	PATCH_ISO_THROTTLE    = 1u << 16,
+	PATCH_SCAN_BALANCE    = 1u << 17,
+	PATCH_EARLY_EXIT      = 1u << 24,
+	PATCH_EARLY_EXIT_DIRECT = 1u << 25, /* the memcg-walk break for direct reclaim only */
+};
+
+/* lru_gen_enabled(): the multi-gen LRU replaces the active/inactive lists. */
+static inline int lru_gen_enabled(const struct engine *e)
+{
+	return e->policy->lru_gen;
+}
+
+static inline int patch_applied(const struct engine *e, unsigned bit)
+{
+	return (e->policy->variants & bit) != 0;
+}
+
+/* classic+early-exit: stop at the goal in shrink_lruvec,
+ * should_continue_reclaim and the memcg walk. */
+static inline int patch_early_exit(const struct engine *e)
+{
+	return patch_applied(e, PATCH_EARLY_EXIT);
+}
+/* ... and in the memcg walk of this reclaimer (the -direct form spares
+ * kswapd's walk, which the review feared it would starve). */
+static inline int patch_early_exit_memcg_walk(const struct engine *e, const struct scan_control *sc)
+{
+	return patch_early_exit(e) && !(current_is_kswapd(sc) && patch_applied(e, PATCH_EARLY_EXIT_DIRECT));
+}
+
+static inline int patch_sw_age_pref(const struct engine *e)     { return patch_applied(e, PATCH_SW_AGE_PREF); }
+static inline int patch_sw_no_gentle(const struct engine *e)    { return patch_applied(e, PATCH_SW_NO_GENTLE); }
+static inline int patch_sw_boost(const struct engine *e)        { return patch_applied(e, PATCH_SW_BOOST); }
+static inline int patch_sw_exhaustion(const struct engine *e)   { return patch_applied(e, PATCH_SW_EXHAUSTION); }
+static inline int patch_sw_retry_race(const struct engine *e)   { return patch_applied(e, PATCH_SW_RETRY_RACE); }
+static inline int patch_sw_no_inversion(const struct engine *e) { return patch_applied(e, PATCH_SW_NO_INVERSION); }
+static inline int patch_sw_batched(const struct engine *e)      { return patch_applied(e, PATCH_SW_BATCHED); }
+static inline int patch_sw_imbalance(const struct engine *e)    { return patch_applied(e, PATCH_SW_IMBALANCE); }
+static inline int patch_sw_boost_gain(const struct engine *e)   { return patch_applied(e, PATCH_SW_BOOST_GAIN); }
+static inline int patch_iso_throttle(const struct engine *e)    { return patch_applied(e, PATCH_ISO_THROTTLE); }
+static inline int patch_scan_balance(const struct engine *e)    { return patch_applied(e, PATCH_SCAN_BALANCE); }
+
+#endif

@@ -1,0 +1,188 @@
+/* run.c — a kernel-policy replay's machine, from the user and the capture (run.h). */
+#include "run.h"
+#include "cli.h"
+#include "mm/mm.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t meta_u64(const struct vmr *v, const char *key, uint64_t def)
+{
+	char buf[64];
+	if (!vmr_meta_get(v, key, buf, sizeof(buf)) || !buf[0])
+		return def;
+	return strtoull(buf, NULL, 10);
+}
+
+/* ",read=N,write=N[,rotational=B]" for a device the capture measured
+ * (PREFIX_read_ns, PREFIX_write_ns, PREFIX_rotational), or "". */
+static void measured(const struct vmr *v, const char *prefix, char *out, size_t len)
+{
+	char key[64];
+	out[0] = '\0';
+	snprintf(key, sizeof(key), "%s_read_ns", prefix);
+	uint64_t rd = meta_u64(v, key, 0);
+	snprintf(key, sizeof(key), "%s_write_ns", prefix);
+	uint64_t wr = meta_u64(v, key, 0);
+	snprintf(key, sizeof(key), "%s_rotational", prefix);
+	uint64_t rot = meta_u64(v, key, UINT64_MAX);
+	size_t off = 0;
+	if (rd && wr)
+		off += (size_t)snprintf(out + off, len - off, ",read=%llu,write=%llu",
+					(unsigned long long)rd, (unsigned long long)wr);
+	if (rot <= 1 && off < len)
+		snprintf(out + off, len - off, ",rotational=%llu", (unsigned long long)rot);
+}
+
+/* The capture's swap device as a spec: zram for zram, an SSD-like queue
+ * for a swap file or partition (with the latencies and rotational flag
+ * the capture measured, when it did), of the capture's size; "" when the
+ * trace does not say. */
+static void capture_swap(const struct vmr *v, char *spec, size_t len)
+{
+	char kind[32], extra[128];
+	uint64_t size = meta_u64(v, "swap_size", 0);
+	spec[0] = '\0';
+	if (!vmr_meta_get(v, "swap_kind", kind, sizeof(kind)) || !size)
+		return;
+	measured(v, "swap", extra, sizeof(extra));
+	if (strcmp(kind, "zram") == 0)
+		snprintf(spec, len, "zram,size=%llu%s", (unsigned long long)size, extra);
+	else if (strcmp(kind, "file") == 0 || strcmp(kind, "device") == 0)
+		snprintf(spec, len, "ssd,size=%llu%s", (unsigned long long)size, extra);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The pages the session cgroup had charged but on no LRU list (kernel
+ * memory, the per-CPU charge stock, isolated and batched pages): the
+ * median over the capture's memory.stat snapshots of usage minus the LRU
+ * sizes; 0 for a trace without them. */
+static uint64_t nonlru_pages(const struct vmr *v, uint64_t page_size)
+{
+	static const char *const lru[] = { "inactive_anon", "active_anon", "inactive_file",
+					   "active_file", "unevictable" };
+	int idx[6] = { -1, -1, -1, -1, -1, -1 };
+	for (int i = 0; i < VMR_NR_MEMCG; i++) {
+		if (strcmp(vmr_memcg_names[i], "usage") == 0)
+			idx[5] = i;
+		for (int k = 0; k < 5; k++)
+			if (strcmp(vmr_memcg_names[i], lru[k]) == 0)
+				idx[k] = i;
+	}
+	uint64_t *d = malloc((v->nr_memcg ? v->nr_memcg : 1) * sizeof(*d));
+	uint64_t n = 0, res = 0;
+	for (uint64_t s = 0; d && s < v->nr_memcg; s++) {
+		const uint64_t *x = v->memcg[s].v;
+		uint64_t sum = 0;
+		int ok = 1;
+		for (int k = 0; k < 6 && ok; k++)
+			ok = idx[k] >= 0 && x[idx[k]] != VMR_ABSENT;
+		for (int k = 0; k < 5 && ok; k++)
+			sum += x[idx[k]];
+		if (ok && x[idx[5]] >= sum)
+			d[n++] = (x[idx[5]] - sum) / page_size;
+	}
+	if (n) {
+		qsort(d, n, sizeof(*d), cmp_u64);
+		res = d[n / 2];
+	}
+	free(d);
+	return res;
+}
+
+int run_setup(const struct vmr *v, const struct run_request *r, struct engine_params *p,
+	      char *err, size_t errlen)
+{
+	memset(p, 0, sizeof(*p));
+	p->policy = r->policy;
+	p->seed = r->seed;
+	p->deadline = r->deadline;
+	p->timeline = r->timeline;
+	p->keep_records = r->keep_records;
+	p->progress = r->progress;
+
+	p->swappiness = r->swappiness >= 0 ? r->swappiness : (int)meta_u64(v, "swappiness", 60);
+	if (p->swappiness > MAX_SWAPPINESS)
+		p->swappiness = 60;
+	if (r->memory_limit) {
+		if (cli_parse_size(r->memory_limit, &p->memory_limit) != 0) {
+			snprintf(err, errlen, "--memory-limit: '%s' is not a size", r->memory_limit);
+			return -1;
+		}
+		p->unlimited = !p->memory_limit;
+	} else {
+		p->memory_limit = meta_u64(v, "memory_limit", 0);
+	}
+	if (r->node_memory) {
+		if (cli_parse_size(r->node_memory, &p->node_memory) != 0 ||
+		    p->node_memory < (16ull << 20) || p->node_memory > (1ull << 46)) {
+			snprintf(err, errlen, "--node-memory: '%s' is not a size from 16M to 64T",
+				 r->node_memory);
+			return -1;
+		}
+	} else {
+		p->node_memory = meta_u64(v, "mem_total", 0);
+		if (!p->node_memory)
+			p->node_memory = 2 * v->hdr->nr_pages * 4096 + (64ull << 20);
+	}
+
+	/* The swap device: the user's, or one like the capture's, or zram
+	 * of half the RAM. */
+	char spec[256];
+	const char *swap = r->swap;
+	if (!swap) {
+		capture_swap(v, spec, sizeof(spec));
+		swap = spec[0] ? spec : "zram";
+	}
+	uint64_t swap_size = 0;
+	int no_swap = strcmp(swap, "none") == 0;
+	char why[256];
+	if (backing_parse(no_swap ? "zram" : swap, &p->swap, &swap_size, why, sizeof(why)) != 0) {
+		snprintf(err, errlen, "--swap: %s", why);
+		return -1;
+	}
+	p->swap_size = no_swap ? 0 : swap_size ? swap_size : p->node_memory / 2;
+	/* The capture's read-ahead settings, else the kernel's defaults. */
+	p->page_cluster = (unsigned)meta_u64(v, "page_cluster", 3);
+	if (p->page_cluster > 31)
+		p->page_cluster = 3;
+	p->vma_ra_enabled = meta_u64(v, "vma_ra_enabled", 1) != 0;
+	/* The capture's machine: its CPUs, its reads of memory.stat (each
+	 * flushes the statistics reclaim reads), what it charged beyond the
+	 * LRU. */
+	p->nr_cpus = (unsigned)meta_u64(v, "nr_cpus", 1);
+	p->cgroup_v1 = meta_u64(v, "capture_cgroup_version", 2) == 1;
+	if (!p->nr_cpus || p->nr_cpus > 4096)
+		p->nr_cpus = 1;
+	uint64_t period_ms = meta_u64(v, "capture_period_ms", 0);
+	p->stat_read_ns = v->nr_memcg >= 2 && period_ms <= 3600000 ? period_ms * NSEC_PER_MSEC : 0;
+	p->nonlru_pages = nonlru_pages(v, meta_u64(v, "page_size", 4096));
+	p->no_swap_device = no_swap;
+
+	/* The file system's device: the user's, else an SSD-like queue with
+	 * what the capture measured of its own. */
+	const char *file = r->file_dev;
+	char fspec[160];
+	if (!file) {
+		char extra[128];
+		measured(v, "file", extra, sizeof(extra));
+		snprintf(fspec, sizeof(fspec), "ssd%s", extra);
+		file = fspec;
+	}
+	if (backing_parse(file, &p->file, NULL, why, sizeof(why)) != 0) {
+		snprintf(err, errlen, "--file-device: %s", why);
+		return -1;
+	}
+	return 0;
+}
+
+const char *run_swap_name(const struct engine_params *p)
+{
+	return p->no_swap_device ? "none" : p->swap.name;
+}

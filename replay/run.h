@@ -1,0 +1,41 @@
+/*
+ * run.h — one kernel-policy replay of one trace: the machine it runs on,
+ * from what the user asked for and, for the rest, from what the capture
+ * recorded of its own machine (limit, RAM, swap device and its measured
+ * latencies, read-ahead settings).  `vmreplay run`, `compare` and
+ * `validate` all set a replay up here, so that they replay a captured
+ * session the same way.
+ */
+#ifndef RUN_H
+#define RUN_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include "sim/engine.h"
+#include "vmr/vmr.h"
+
+/* What the user chose; NULL / -1 / 0 leave a setting to the capture. */
+struct run_request {
+	const struct reclaim_policy *policy;
+	int swappiness;              /* -1: the capture's, else 60 */
+	const char *memory_limit;    /* a size; "0": no limit; NULL: the capture's */
+	const char *node_memory;     /* a size; NULL: the capture's RAM */
+	const char *swap;            /* a device spec or "none"; NULL: like the capture's */
+	const char *file_dev;        /* a device spec; NULL: like the capture's, else ssd */
+	uint64_t seed;               /* of the I/O latency jitter (run: 1) */
+	simtime_t deadline;          /* 0: the trace's span */
+	FILE *timeline;
+	int keep_records;
+	int progress;
+};
+
+/* Fills P for a replay of V.  0, or -1 with a usage error in ERR (an
+ * option that does not parse names itself: "--swap: ..."). */
+int run_setup(const struct vmr *v, const struct run_request *r, struct engine_params *p,
+	      char *err, size_t errlen);
+
+/* What run_setup chose for the swap device, for reports: "none" or the
+ * preset's name. */
+const char *run_swap_name(const struct engine_params *p);
+
+#endif

@@ -1,0 +1,47 @@
+/*
+ * backing.h — swap devices and file storage, as latency models.
+ *
+ * A device has a per-page read and write latency and a queue depth; a
+ * synchronous device (zram) completes inside the reclaimer's own time,
+ * as swap_writepage on zram does.  Presets are the cases the reclaim
+ * patches were measured on; every parameter can be overridden:
+ *   --swap PRESET[,size=SIZE][,read=NS][,write=NS][,depth=N][,jitter=PCT]
+ *          [,rotational=0|1]
+ */
+#ifndef BACKING_H
+#define BACKING_H
+
+#include <stdint.h>
+#include "sim.h"
+
+struct backing_params {
+	char name[32];
+	int sync;                    /* completes in the caller's context */
+	simtime_t read_ns;           /* one page read (swap-in, file miss) */
+	simtime_t write_ns;          /* one page write */
+	uint32_t depth;              /* requests in flight before queueing */
+	uint32_t jitter_pct;         /* +- uniform jitter, seeded */
+	int rotational;              /* queue/rotational: a spinning disk */
+};
+
+/* A device's queue: when each of its depth slots is next free. */
+struct backing {
+	struct backing_params p;
+	simtime_t *slot_free;
+	uint64_t reads, writes;
+};
+
+/* Fills P from "PRESET[,key=value...]"; SIZE (if given) into *size.
+ * Returns 0, or -1 with a reason in err. */
+int backing_parse(const char *spec, struct backing_params *p, uint64_t *size,
+		  char *err, size_t errlen);
+/* The presets, one per line "name: description", for --help. */
+extern const char backing_presets_help[];
+
+int backing_init(struct backing *b, const struct backing_params *p);
+void backing_free(struct backing *b);
+/* Completion time of a request issued at NOW taking BASE ns (jittered
+ * by RAND in [0, 2^32)). */
+simtime_t backing_submit(struct backing *b, simtime_t now, simtime_t base, uint32_t rand);
+
+#endif

@@ -1,0 +1,376 @@
+/*
+ * engine.c — the event loop that runs a .vmr: the machine is set up
+ * from the trace (its memory, memcgs, devices, processes and tasks), then
+ * tasks replay their record streams on one virtual clock (sim.h) while
+ * kswapd, the flusher and I/O completions run beside them.
+ *
+ * The kernel model is replay/mm/: a task's access goes to
+ * mm/memory.c's access_page; where that must sleep (reclaim, a locked
+ * folio, a swap-in that reads ahead), the task continues in a coroutine.
+ */
+#include "engine.h"
+#include "mm/internal.h"
+#include "mm/lru_gen/lru_gen.h"
+#include "mm/vmscan.h"
+#include "progress.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+uint64_t engine_rand(struct engine *e, uint64_t n)
+{
+	/* splitmix64: small, fast, and the same on every machine. */
+	uint64_t z = (e->rng += 0x9E3779B97F4A7C15ull);
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+	z ^= z >> 31;
+	return n ? z % n : z;
+}
+
+/* ---- tasks ---------------------------------------------------------------------- */
+
+static void task_finish(struct engine *e, struct task_state *t)
+{
+	t->done = e->sim.now;
+	t->finished = 1;
+	e->tasks_done++;
+	struct process *p = &e->procs[t->proc];
+	if (++p->tasks_done == p->nr_tasks && p->alive)
+		exit_mmap(e, t->proc);
+}
+
+/* Runs task T's records from its cursor.  In the event loop it stops
+ * before anything that must sleep and continues in its coroutine. */
+static void task_step(struct engine *e, struct task_state *t)
+{
+	while (t->p < t->end) {
+		if (t->killed) {
+			task_finish(e, t);
+			return;
+		}
+		if (t->next > e->sim.now || (!e->sim.current && sim_peek(&e->sim) < t->next)) {
+			sim_at(&e->sim, t->next, EV_TASK, (uint32_t)(t - e->tasks), 0);
+			return;
+		}
+		struct vmr_rec r = *t->p;
+		unsigned op = vmr_rec_op(r);
+		if (op != VMR_OP_DELAY) {
+			uint32_t count = vmr_rec_count(r);
+			while (t->sub < count) {
+				int res = access_page(e, t, r.page + t->sub, op, vmr_rec_is_file(r));
+				if (res < 0) {
+					t->blocked = 1;
+					return;          /* continue in the coroutine */
+				}
+				if (res == 0) {
+					task_finish(e, t);
+					return;
+				}
+				t->sub++;
+				simtime_t done = t->io_until > e->sim.now ? t->io_until : e->sim.now;
+				if (vmr_op_is_access(op)) {
+					t->accesses++;
+					if (done <= e->deadline)
+						e->work_done++;
+				}
+				if (t->io_until > e->sim.now) {
+					/* Waiting for a read: resume when it completes. */
+					if (t->sub == count) {
+						t->sub = 0;
+						t->p++;
+						t->next = done + (t->p < t->end ? vmr_rec_delta(*t->p) : 0);
+					} else {
+						t->next = done;
+					}
+					t->io_until = 0;
+					sim_at(&e->sim, t->next, EV_TASK, (uint32_t)(t - e->tasks), 0);
+					return;
+				}
+			}
+		}
+		t->sub = 0;
+		t->p++;
+		if (t->p < t->end)
+			t->next = e->sim.now + vmr_rec_delta(*t->p);
+	}
+	task_finish(e, t);
+}
+
+static void task_thread(void *arg)
+{
+	struct task_state *t = arg;
+	t->blocked = 0;
+	task_step(t->engine, t);
+}
+
+static void task_event(struct engine *e, uint32_t id)
+{
+	struct task_state *t = &e->tasks[id];
+	if (t->finished)
+		return;
+	task_step(e, t);
+	if (t->blocked && !t->finished)
+		if (sim_thread_start(&e->sim, &t->thread, task_thread, t) != 0)
+			e->failed = 1;
+}
+
+/* ---- set-up ------------------------------------------------------------------------- */
+
+static uint64_t meta_u64(const struct vmr *v, const char *key, uint64_t def)
+{
+	char buf[64];
+	if (!vmr_meta_get(v, key, buf, sizeof(buf)))
+		return def;
+	return strtoull(buf, NULL, 10);
+}
+
+/* The trace's "cgroup" metadata lines: "pid limit swappiness path". */
+struct cgroup_line {
+	uint32_t pid;
+	uint64_t limit;
+	char path[128];
+};
+
+struct cgroup_lines {
+	struct cgroup_line *l;
+	size_t nr;
+	int failed;
+};
+
+static void collect_cgroup(void *arg, const char *val, size_t len)
+{
+	struct cgroup_lines *cl = arg;
+	char buf[256];
+	struct cgroup_line c = { 0 };
+	long long sw;
+	int off = 0;
+	snprintf(buf, sizeof(buf), "%.*s", (int)len, val);
+	if (sscanf(buf, "%u %llu %lld %n", &c.pid, (unsigned long long *)&c.limit, &sw, &off) < 3 ||
+	    !buf[off]) {
+		cl->failed = 1;
+		return;
+	}
+	snprintf(c.path, sizeof(c.path), "%s", buf + off);
+	struct cgroup_line *n = realloc(cl->l, (cl->nr + 1) * sizeof(*n));
+	if (!n) {
+		cl->failed = 1;
+		return;
+	}
+	cl->l = n;
+	cl->l[cl->nr++] = c;
+}
+
+static void free_cgroup_lines(struct cgroup_lines *cl)
+{
+	free(cl->l);
+	memset(cl, 0, sizeof(*cl));
+}
+
+int engine_init(struct engine *e, const struct vmr *v, const struct engine_params *p,
+		char *err, size_t errlen)
+{
+	memset(e, 0, sizeof(*e));
+	e->v = v;
+	e->p = *p;
+	e->policy = p->policy;
+	e->records.timeline = p->timeline;
+	e->records.keep = p->keep_records;
+	e->rng = p->seed ^ 0x5851F42D4C957F2Dull;
+	uint64_t page_size = meta_u64(v, "page_size", 4096);
+
+	if (sim_init(&e->sim, EV_WAKE) != 0)
+		goto oom;
+	e->nr_folios = (uint32_t)v->hdr->nr_pages;
+	e->folio = alloc_node_mem_map(e->nr_folios, &e->folio_bytes);
+	if (!e->folio)
+		goto oom;
+	for (uint32_t i = 0; i < e->nr_folios; i++) {
+		if (v->pages[i].kind == VMR_PAGE_ANON)
+			e->folio[i].flags = PG_swapbacked;
+		if (v->pages[i].flags & VMR_PAGE_PRECACHED)
+			e->folio[i].flags = PG_precached;
+	}
+
+	/* The machine: the node has the given RAM, or the capture's. */
+	uint64_t node_bytes = p->node_memory ? p->node_memory : meta_u64(v, "mem_total", 0);
+	if (!node_bytes)
+		node_bytes = 2 * (uint64_t)e->nr_folios * page_size + (64ull << 20);
+	e->node.present_pages = node_bytes / page_size;
+	e->node.nr_free = e->node.present_pages;
+	setup_per_zone_wmarks(&e->node, page_size);
+
+	/* Memory cgroups: the root; the session's cgroup when the capture
+	 * had a limit or cgroups of its own; the trace's cgroups below it. */
+	uint64_t limit = p->memory_limit ? p->memory_limit : meta_u64(v, "memory_limit", 0);
+	struct cgroup_lines cl = { 0 };
+	vmr_meta_each(v, "cgroup", collect_cgroup, &cl);
+	if (cl.failed)
+		goto oom;
+	int cap = 2 + 2 * (int)cl.nr * 4;
+	e->memcgs = calloc(cap, sizeof(*e->memcgs));
+	if (!e->memcgs)
+		goto oom;
+	e->nr_memcgs = 1;
+	mem_cgroup_init(e, 0, -1, "", p->swappiness);
+	if (limit || cl.nr) {
+		mem_cgroup_init(e, 1, 0, "", p->swappiness);
+		if (limit && !p->unlimited)
+			e->memcgs[1].max = limit / page_size;
+		e->nr_memcgs = 2;
+	}
+	for (size_t i = 0; i < cl.nr; i++) {
+		int m = mem_cgroup_from_path(e, cl.l[i].path, p->swappiness);
+		if (m < 0) {
+			free_cgroup_lines(&cl);
+			snprintf(err, errlen, "%s: cgroup '%s' nests too deep", v->path, cl.l[i].path);
+			engine_free(e);
+			return -1;
+		}
+		if (cl.l[i].limit)
+			e->memcgs[m].max = cl.l[i].limit / page_size;
+	}
+
+	/* What the session had charged outside the LRU (kernel memory, the
+	 * per-CPU charge stock, pages between lists), as the capture measured
+	 * it: it holds memory from the start and reclaim never frees it. */
+	if (e->nr_memcgs > 1 && p->nonlru_pages) {
+		for (int m = 1; m >= 0; m = e->memcgs[m].parent)
+			e->memcgs[m].usage += p->nonlru_pages;
+		e->node.nr_free -= p->nonlru_pages < e->node.nr_free ? p->nonlru_pages : e->node.nr_free;
+	}
+
+	if (backing_init(&e->swap, &p->swap) != 0 || backing_init(&e->file, &p->file) != 0)
+		goto oom;
+	e->swap_slots = p->swap_size / page_size;
+
+	/* Processes (address spaces) and tasks. */
+	e->nr_tasks = (uint32_t)v->hdr->nr_tasks;
+	e->tasks = calloc(e->nr_tasks ? e->nr_tasks : 1, sizeof(*e->tasks));
+	e->procs = calloc(e->nr_tasks ? e->nr_tasks : 1, sizeof(*e->procs));
+	if (!e->tasks || !e->procs)
+		goto oom;
+	simtime_t t0 = UINT64_MAX, t_end = 0;
+	for (uint32_t i = 0; i < e->nr_tasks; i++) {
+		if (v->tasks[i].begin_ns < t0)
+			t0 = v->tasks[i].begin_ns;
+		if (v->tasks[i].end_ns > t_end)
+			t_end = v->tasks[i].end_ns;
+	}
+	e->deadline = p->deadline ? p->deadline : (t_end > t0 ? t_end - t0 : 0);
+	for (uint32_t i = 0; i < e->nr_tasks; i++) {
+		const struct vmr_task *vt = &v->tasks[i];
+		struct task_state *t = &e->tasks[i];
+		uint32_t pr;
+		for (pr = 0; pr < e->nr_procs; pr++)
+			if (e->procs[pr].pid == vt->pid)
+				break;
+		if (pr == e->nr_procs) {
+			e->procs[pr].pid = vt->pid;
+			e->procs[pr].memcg = e->nr_memcgs > 1 ? 1 : 0;
+			for (size_t c = 0; c < cl.nr; c++)
+				if (cl.l[c].pid == vt->pid) {
+					e->procs[pr].memcg = mem_cgroup_from_path(e, cl.l[c].path, p->swappiness);
+					break;
+				}
+			e->procs[pr].alive = 1;
+			e->nr_procs++;
+		}
+		e->procs[pr].nr_tasks++;
+		t->engine = e;
+		t->proc = pr;
+		t->p = v->recs + vt->first_rec;
+		t->end = t->p + vt->nr_recs;
+		t->next = vt->begin_ns - t0 + (t->p < t->end ? vmr_rec_delta(*t->p) : 0);
+		sim_at(&e->sim, t->next, EV_TASK, i, 0);
+	}
+	/* Anonymous pages belong to the process of their address space. */
+	for (uint32_t i = 0; i < e->nr_folios; i++) {
+		if (v->pages[i].kind != VMR_PAGE_ANON)
+			continue;
+		for (uint32_t pr = 0; pr < e->nr_procs; pr++)
+			if (e->procs[pr].pid == v->pages[i].space) {
+				e->folio[i].owner = pr;
+				break;
+			}
+	}
+	free_cgroup_lines(&cl);
+	/* Only a device that reads ahead needs the address index (a sort)
+	 * or the slots' positions. */
+	if (swap_ra_init(e) != 0)
+		goto oom;
+	if (lru_gen_enabled(e) && lru_gen_init(e) != 0)
+		goto oom;
+	if (sim_thread_start(&e->sim, &e->kswapd, kswapd_main, e) != 0)
+		goto oom;
+	wb_wakeup_delayed(e);
+	sim_at(&e->sim, 2 * NSEC_PER_SEC, EV_STATS_FLUSH, 0, 0);
+	if (p->stat_read_ns)
+		sim_at(&e->sim, p->stat_read_ns, EV_STATS_READ, 0, 0);
+	return 0;
+oom:
+	snprintf(err, errlen, "out of memory setting up the replay");
+	engine_free(e);
+	return -1;
+}
+
+int engine_run(struct engine *e)
+{
+	struct sim_event ev;
+	struct progress *pr = &e->progress;
+	progress_init(pr, e->p.progress, "replay", "tasks done");
+	while (e->tasks_done < e->nr_tasks && !e->failed && !e->sim.failed && !e->records.failed &&
+	       sim_next(&e->sim, &ev)) {
+		switch (ev.kind) {
+		case EV_WAKE:
+			sim_thread_resume(&e->sim, (struct sim_thread *)(uintptr_t)ev.arg, ev.id);
+			break;
+		case EV_TASK:
+			task_event(e, ev.id);
+			break;
+		case EV_IO_DONE:
+			folio_end_writeback(e, ev.id);
+			break;
+		case EV_FLUSH:
+			wb_workfn(e, (int)ev.id);
+			break;
+		case EV_STATS_FLUSH:
+			flush_memcg_stats_dwork(e);
+			break;
+		case EV_STATS_READ:
+			memcg_stat_read(e);
+			break;
+		}
+		progress_update(pr, e->tasks_done);
+	}
+	progress_done(pr, e->tasks_done);
+	e->stopping = 1;
+	e->end_time = e->sim.now;
+	return e->failed || e->sim.failed || e->records.failed ? -1 : 0;
+}
+
+void engine_free(struct engine *e)
+{
+	lru_gen_exit(e);
+	for (uint32_t i = 0; e->tasks && i < e->nr_tasks; i++)
+		sim_thread_free(&e->tasks[i].thread);
+	sim_thread_free(&e->kswapd);
+	for (int r = 0; r < NR_VMSCAN_THROTTLE; r++)
+		sim_waitq_free(&e->node.reclaim_wait[r]);
+	sim_waitq_free(&e->kswapd_wait);
+	sim_waitq_free(&e->pfmemalloc_wait);
+	for (int i = 0; i < FOLIO_WAIT_TABLE_SIZE; i++)
+		sim_waitq_free(&e->folio_wait_table[i]);
+	backing_free(&e->swap);
+	backing_free(&e->file);
+	if (e->folio)
+		munmap(e->folio, e->folio_bytes);
+	swap_ra_free(e);
+	free(e->memcgs);
+	free(e->tasks);
+	free(e->procs);
+	records_free(&e->records);
+	free(e->dirty_list);
+	sim_free(&e->sim);
+	memset(e, 0, sizeof(*e));
+}

@@ -1,0 +1,158 @@
+/*
+ * engine.h — the simulated machine that runs a .vmr: its memory (the
+ * kernel model's state, replay/mm/), its tasks, its devices, and the
+ * event loop that drives them on one virtual clock (sim.h).
+ *
+ * Tasks replay their streams closed-loop: the next access happens after
+ * the recorded think time plus whatever the task was stalled for (in
+ * reclaim, on a read, on a throttle).  Each access goes to the kernel
+ * model (mm/memory.c's handle_mm_fault); everything that takes time in
+ * the middle (reclaim, a fault waiting for memory) runs in a coroutine.
+ */
+#ifndef ENGINE_H
+#define ENGINE_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include "backing.h"
+#include "mm/mm.h"
+#include "mm/swap_state.h"
+#include "progress.h"
+#include "records/records.h"
+#include "sim.h"
+#include "vmr/vmr.h"
+
+struct reclaim_policy;
+struct mglru;
+
+/* What a run is asked to simulate (command-line options). */
+struct engine_params {
+	const struct reclaim_policy *policy;
+	int swappiness;              /* 0..200 */
+	uint64_t memory_limit;       /* bytes; 0: the trace's, else none */
+	int unlimited;               /* the session's memcg has no limit at all */
+	uint64_t node_memory;        /* bytes of RAM; 0: derived */
+	struct backing_params swap;  /* the swap device */
+	uint64_t swap_size;          /* bytes; 0: no swap */
+	int no_swap_device;          /* "--swap none" (reports say so) */
+	unsigned page_cluster;       /* vm.page-cluster: read-ahead of 2^N slots at most */
+	unsigned nr_cpus;            /* the machine's CPUs (the stats' batches) */
+	int cgroup_v1;               /* the memory controller is cgroup v1's */
+	simtime_t stat_read_ns;      /* memory.stat read this often (a capture's); 0 never */
+	uint64_t nonlru_pages;       /* charged to the session, on no LRU (kernel memory, stock) */
+	int vma_ra_enabled;          /* /sys/kernel/mm/swap/vma_ra_enabled */
+	struct backing_params file;  /* the file system's device */
+	uint64_t seed;
+	simtime_t deadline;          /* work_done counts accesses before it; 0: the trace's span */
+	FILE *timeline;              /* nr_isolated over time, or NULL */
+	int keep_records;            /* keep every reclaim record (--events) */
+	int progress;
+};
+
+/* The events of the loop (struct sim_event.kind). */
+enum ev_kind {
+	EV_WAKE,          /* a coroutine's sleep or wait ended      */
+	EV_TASK,          /* a task's next record is due            */
+	EV_IO_DONE,       /* writeback of folio ID completed        */
+	EV_FLUSH,         /* the flusher's run: ID 0 periodic, 1 kicked */
+	EV_STATS_FLUSH,   /* the memcg statistics' periodic flush   */
+	EV_STATS_READ,    /* the capture read memory.stat           */
+};
+
+struct process {
+	uint32_t pid;
+	int memcg;
+	int alive;
+	uint32_t nr_tasks, tasks_done;
+	uint64_t rss;                /* resident pages, for the OOM killer */
+	uint64_t swap;               /* swap slots held                    */
+	struct swap_ra_info swap_ra; /* swap read-ahead (per VMA in the kernel) */
+};
+
+struct engine;
+
+struct task_state {
+	struct engine *engine;
+	const struct vmr_rec *p, *end;
+	uint32_t sub;                /* pages of *p already done */
+	int finished;
+	uint32_t proc;
+	simtime_t next;              /* when the next record runs */
+	simtime_t io_until;          /* a read the task waits for ends then */
+	simtime_t done;              /* completion time (0 while running) */
+	uint64_t accesses;
+	uint64_t stall_ns;
+	int killed;
+	int blocked;                 /* in a slow path */
+	struct sim_thread thread;
+};
+
+struct engine {
+	struct sim sim;
+	const struct vmr *v;
+	struct engine_params p;
+	const struct reclaim_policy *policy;
+
+	/* The memory: mm/mm.h's objects. */
+	struct folio *folio;
+	uint32_t nr_folios;
+	size_t folio_bytes;          /* the mapping behind folio[] */
+	struct pglist_data node;
+	struct mem_cgroup *memcgs;
+	int nr_memcgs;
+	uint64_t vm[NR_VM_ITEMS];
+	struct mglru *lru_gen;       /* MGLRU's state (mm/lru_gen/), or NULL */
+	int in_lru_fault;            /* current->in_lru_fault (mm/memory.c) */
+
+	/* The tasks and their address spaces. */
+	struct task_state *tasks;
+	uint32_t nr_tasks, tasks_done;
+	struct process *procs;
+	uint32_t nr_procs;
+
+	/* The devices, and the swap space on one of them. */
+	struct backing swap, file;
+	uint64_t swap_slots, swap_used;
+	struct swap_info_struct si;  /* slot positions (cluster read-ahead only) */
+	struct {                     /* swapin_nr_pages' globals (cluster read-ahead) */
+		uint64_t prev_offset;
+		uint32_t last_readahead_pages, hits;
+	} swap_ra_cluster;
+	uint32_t *anon_by_addr;      /* anonymous page ids by (space, index) */
+	uint32_t nr_anon;
+
+	struct sim_thread kswapd;
+	enum { KSWAPD_SLEEPING, KSWAPD_NAPPING, KSWAPD_RUNNING } kswapd_state;
+	struct sim_waitq kswapd_wait;      /* pgdat->kswapd_wait       */
+	struct sim_waitq pfmemalloc_wait;  /* pgdat->pfmemalloc_wait   */
+	/* folio_wait_table: waiters for a locked folio, hashed by folio as
+	 * the kernel's PAGE_WAIT_TABLE_SIZE queues are, so an unlock wakes
+	 * that folio's waiters (and rarely a neighbour's), not everyone. */
+#define FOLIO_WAIT_TABLE_SIZE 1024
+	struct sim_waitq folio_wait_table[FOLIO_WAIT_TABLE_SIZE];
+	int stopping;                      /* every task has finished  */
+
+	uint32_t *dirty_list;        /* file folios dirtied since the flusher ran */
+	uint64_t nr_dirty_list, cap_dirty_list;
+	int flusher_kicked;
+
+	simtime_t stats_flush_last;  /* the last flush of everything */
+	struct records records;      /* records/records.h */
+	struct progress progress;
+	simtime_t deadline, end_time;
+	uint64_t work_done;          /* accesses completed by the deadline */
+
+	uint64_t rng;                /* splitmix64 state (latency jitter) */
+	int failed;
+};
+
+int engine_init(struct engine *e, const struct vmr *v, const struct engine_params *p,
+		char *err, size_t errlen);
+/* Runs the whole trace.  0, or -1 (out of memory). */
+int engine_run(struct engine *e);
+void engine_free(struct engine *e);
+
+/* A seeded random number in [0, N) (all of 64 bits for N == 0). */
+uint64_t engine_rand(struct engine *e, uint64_t n);
+
+#endif
