@@ -99,7 +99,7 @@ case $source_arg in
             LC_ALL=C sort | sha256sum)"
     fi
     kv=$(make -s -C "$tree" kernelversion 2>/dev/null) || kv=unknown
-    label="tree-$(basename "$tree" | tr -c 'A-Za-z0-9.+-' '_')-$kv"
+    label="tree-$(printf '%s' "$(basename "$tree")" | tr -c 'A-Za-z0-9.+-' '_')-$kv"
     ;;
 esac
 
