@@ -226,4 +226,6 @@ deb: deps deps-deb
 clean:
 	rm -rf build build-asan out
 
+include capture/testbed/testbed.mk
+
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -72,6 +72,7 @@ static struct {
 	uint64_t damon_sample_us, damon_aggr_us, damon_update_us;
 	const char *damon_note;
 	const char *workload, *argv;
+	const char *kernel_build;   /* the test bed's build-info file */
 	unsigned buffer_kb;
 	unsigned max_damon_targets;
 } opt = {
@@ -858,12 +859,57 @@ static void snapshot(int with_counters)
 /* ------------------------------------------------------------------ */
 /* Main                                                                */
 
+/* A number from a sysfs file (decimal or 0x...), -1 if there is none. */
+static int32_t sysfs_num(const char *path)
+{
+	char *s = read_file(path, NULL), *end;
+	long v = s ? strtol(s, &end, 0) : -1;
+	if (s && end == s)
+		v = -1;
+	free(s);
+	return (int32_t)v;
+}
+
 static const char *lru_kind(void)
 {
-	char *s = read_file("/sys/kernel/mm/lru_gen/enabled", NULL);
-	unsigned long v = s ? strtoul(s, NULL, 0) : 0;
+	int32_t v = sysfs_num("/sys/kernel/mm/lru_gen/enabled");
+	return v > 0 && (v & 1) ? "mglru" : "classic";
+}
+
+/* The test bed's build-info (key=value lines, capture/testbed/build.sh):
+ * the values the session records; "" for absent keys or no file. */
+static struct kbuild {
+	char source[64], version[128], tree[1024], config[80], patches[1024], key[256];
+} kbuild;
+
+/* Read before the agent is armed, so that a bad file stops the capture
+ * before the workload starts. */
+static void read_kernel_build(struct kbuild *b)
+{
+	memset(b, 0, sizeof(*b));
+	if (!opt.kernel_build)
+		return;
+	char *s = read_file(opt.kernel_build, NULL);
+	if (!s)
+		die("--kernel-build %s: %s", opt.kernel_build, strerror(errno));
+	struct { const char *key; char *dst; size_t len; } k[] = {
+		{ "source", b->source, sizeof(b->source) }, { "version", b->version, sizeof(b->version) },
+		{ "tree", b->tree, sizeof(b->tree) }, { "config_sha256", b->config, sizeof(b->config) },
+		{ "patches", b->patches, sizeof(b->patches) }, { "key", b->key, sizeof(b->key) },
+	};
+	for (char *line = strtok(s, "\n"); line; line = strtok(NULL, "\n")) {
+		char *eq = strchr(line, '=');
+		if (!eq)
+			die("--kernel-build %s: '%.60s' is not a key=value line", opt.kernel_build, line);
+		*eq = '\0';
+		for (size_t i = 0; i < sizeof(k) / sizeof(k[0]); i++)
+			if (strcmp(line, k[i].key) == 0)
+				snprintf(k[i].dst, k[i].len, "%s", eq + 1);
+	}
 	free(s);
-	return (v & 1) ? "mglru" : "classic";
+	if (!b->source[0] || !b->key[0])
+		die("--kernel-build %s: no source= or key= line (not a test-bed build-info)",
+		    opt.kernel_build);
 }
 
 static void thp_setting(char *buf, size_t len)
@@ -902,6 +948,10 @@ static void emit_session(void)
 	lttng_ust_tracepoint(vmreplay, session, &s);
 	char thp[32];
 	thp_setting(thp, sizeof(thp));
+	const struct kbuild *kb = &kbuild;
+	char *version = read_file("/proc/version", NULL);
+	if (version)
+		version[strcspn(version, "\n")] = '\0';
 	char filter[256];
 	snprintf(filter, sizeof(filter),
 		 "%s: set_event_pid %d with event-fork; kswapd instance: comm ~ kswapd*%s",
@@ -918,8 +968,14 @@ static void emit_session(void)
 		.damon = opt.damon_dir != NULL, .damon_sample_us = opt.damon_sample_us,
 		.damon_aggr_us = opt.damon_aggr_us, .damon_update_us = opt.damon_update_us,
 		.damon_note = opt.damon_note, .filter = filter,
+		.lru_gen_enabled = sysfs_num("/sys/kernel/mm/lru_gen/enabled"),
+		.lru_gen_min_ttl_ms = sysfs_num("/sys/kernel/mm/lru_gen/min_ttl_ms"),
+		.kernel_version = version ? version : "",
+		.build_source = kb->source, .build_version = kb->version, .build_tree = kb->tree,
+		.build_config = kb->config, .build_patches = kb->patches, .build_key = kb->key,
 	};
 	lttng_ust_tracepoint(vmreplay_capture, capture_session, &c);
+	free(version);
 	struct task *t = task_lookup(opt.root_pid, 1);
 	t->tgid = opt.root_pid;
 	tgid_of(opt.root_pid, now_mono());   /* name the root task */
@@ -988,7 +1044,7 @@ int main(int argc, char **argv)
 		{ "kdamond-pid", 1, 0, 'Q' }, { "damon-sample-us", 1, 0, 1 },
 		{ "damon-aggr-us", 1, 0, 2 }, { "damon-update-us", 1, 0, 3 }, { "damon-note", 1, 0, 4 },
 		{ "workload", 1, 0, 'w' }, { "argv", 1, 0, 'a' }, { "buffer-kb", 1, 0, 'b' },
-		{ "max-damon-targets", 1, 0, 5 }, { 0, 0, 0, 0 }
+		{ "max-damon-targets", 1, 0, 5 }, { "kernel-build", 1, 0, 6 }, { 0, 0, 0, 0 }
 	};
 	int c;
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
@@ -1011,6 +1067,7 @@ int main(int argc, char **argv)
 		case 3: opt.damon_update_us = strtoull(optarg, NULL, 10); break;
 		case 4: opt.damon_note = optarg; break;
 		case 5: opt.max_damon_targets = (unsigned)atoi(optarg); break;
+		case 6: opt.kernel_build = optarg; break;
 		case 'w': opt.workload = optarg; break;
 		case 'a': opt.argv = optarg; break;
 		case 'b': opt.buffer_kb = (unsigned)atoi(optarg); break;
@@ -1021,6 +1078,7 @@ int main(int argc, char **argv)
 		usage();
 	if (opt.max_damon_targets > 64)
 		opt.max_damon_targets = 64;
+	read_kernel_build(&kbuild);
 	signal(SIGINT, SIG_IGN);
 	signal(SIGHUP, SIG_IGN);
 	signal(SIGPIPE, SIG_IGN);

@@ -17,8 +17,12 @@
  * workload, Ctrl-C / SIGTERM / SIGHUP of the capture.  A capture killed
  * with SIGKILL is undone by the next one, or by `vmreplay capture
  * --cleanup`.
+ *
+ * With --kernel, the same capture runs inside the test bed's User-Mode
+ * Linux guest instead (capture_testbed.c), and the host is not touched.
  */
 #include "capture_sys.h"
+#include "capture_testbed.h"
 #include "cli.h"
 #include "paths.h"
 
@@ -47,6 +51,7 @@
 
 static const char usage_text[] =
 	"usage: vmreplay capture -o DIR --limit SIZE [options] [--] COMMAND [ARGS...]\n"
+	"       vmreplay capture --kernel K -o DIR --limit SIZE [options] [--] COMMAND [ARGS...]\n"
 	"       vmreplay capture --cleanup\n"
 	"\n"
 	"Runs COMMAND in a fresh memory cgroup with swap and records one LTTng\n"
@@ -54,14 +59,18 @@ static const char usage_text[] =
 	"page faults, page-cache and DAMON events, /proc/vmstat and memory.stat\n"
 	"snapshots, the processes' memory maps and the session's setup.  Needs\n"
 	"root.  Every setting it changes is restored when it ends, however it\n"
-	"ends.\n"
+	"ends.  With --kernel the whole capture runs in a User-Mode Linux guest\n"
+	"(the test bed, capture/testbed/README.md): no root needed, and only DIR\n"
+	"is written here.\n"
 	"\n"
 	"  -o, --output DIR        where the trace goes (absent or empty)\n"
 	"  -l, --limit SIZE        the cgroup's memory limit, e.g. 64M (16M-16G)\n"
 	"  -s, --swappiness N      0-200 (default 60): the cgroup's memory.swappiness\n"
 	"                          (v1), else vm.swappiness for the session\n"
 	"      --swap KIND         auto (default: an active swap device, else a swap\n"
-	"                          file, else zram), device, file[:SIZE], zram[:SIZE]\n"
+	"                          file, else zram), device, file[:SIZE], zram[:SIZE];\n"
+	"                          with --kernel also ubd[:SIZE] (a UBD swap file, 1G)\n"
+	"                          and delay[:SIZE[:MS]] (dm-delay over one, 5 ms)\n"
 	"      --swap-dir DIR      where a swap file goes (default /var/tmp)\n"
 	"  -p, --period MS         vmstat/memory.stat/maps snapshot period (default 100)\n"
 	"      --no-damon          do not set up DAMON\n"
@@ -71,6 +80,14 @@ static const char usage_text[] =
 	"                          intervals in us (default 5000,100000,1000000)\n"
 	"      --buffer-kb N       tracefs ring buffer per CPU (default 8192)\n"
 	"      --cleanup           undo what killed captures left behind, then exit\n"
+	"  -k, --kernel K          run the whole capture inside the test bed's User-Mode\n"
+	"                          Linux guest (capture/testbed/): K is 6.12 or 6.1\n"
+	"                          (Debian's linux-source, built and cached on first use,\n"
+	"                          11-20 min), a kernel tree, a cached build directory or\n"
+	"                          a UML binary; the host's settings are not touched\n"
+	"      --guest-mem SIZE    with --kernel: the guest's RAM (default 1G)\n"
+	"      --lru-gen V         with --kernel: y (MGLRU), n (classic LRU) or the bits\n"
+	"                          to write to lru_gen/enabled (default: as built, on)\n"
 	"  -q, --quiet             only errors and the final summary\n"
 	"  -h, --help              this help\n"
 	"\n"
@@ -93,6 +110,7 @@ struct capture {
 	unsigned buffer_kb;
 	int quiet;
 	char **cmd;
+	const char *kernel_build;   /* the test bed's build-info, or NULL */
 
 	struct journal j;
 	int cg_version;
@@ -738,6 +756,10 @@ static int start_agent(struct capture *c)
 	}
 	if (c->kernel_domain)
 		argv[n++] = "--kernel-domain";
+	if (c->kernel_build) {
+		argv[n++] = "--kernel-build";
+		argv[n++] = (char *)c->kernel_build;
+	}
 	argv[n] = NULL;
 
 	/* The tracefs instances are journalled before the agent makes them. */
@@ -904,6 +926,122 @@ static int parse_intervals(const char *s, struct capture *c)
 	return 0;
 }
 
+/* The host directories a test-bed guest has its own tmpfs on (see
+ * capture/testbed/guest-init.sh): their files are not seen there. */
+static int guest_hidden(const char *path)
+{
+	static const char *const dirs[] = { "/tmp", "/var/tmp", "/run", "/dev/shm" };
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		size_t n = strlen(dirs[i]);
+		if (strncmp(path, dirs[i], n) == 0 && (path[n] == '/' || path[n] == '\0'))
+			return 1;
+	}
+	return 0;
+}
+
+/* --kernel: this capture's options for the one inside the guest, which
+ * writes its trace to the job folder; --swap ubd/delay are made by the
+ * test bed before it starts and used there as "device". */
+static int capture_in_guest(struct capture *c, const char *kernel, uint64_t guest_mem,
+			    const char *lru_gen)
+{
+	char self[PATH_MAX], lim[32], swp[16], per[16], ivl[96], buf[16], mem[32], tbswap[64];
+	/* The guest runs this binary, or the one VMREPLAY_GUEST_BIN names (an
+	 * AddressSanitizer build cannot run there: UML maps its processes'
+	 * libraries and stacks where ASan's shadow memory must go). */
+	const char *gb = getenv("VMREPLAY_GUEST_BIN");
+	if (gb && *gb) {
+		snprintf(self, sizeof(self), "%s", gb);
+	} else {
+		ssize_t k = readlink("/proc/self/exe", self, sizeof(self) - 1);
+		if (k <= 0) {
+			rmdir(c->outabs);
+			return cli_error(EXIT_FAIL, CMD, "/proc/self/exe: %s", strerror(errno));
+		}
+		self[k] = '\0';
+	}
+	snprintf(lim, sizeof(lim), "%llu", (unsigned long long)c->limit);
+	snprintf(swp, sizeof(swp), "%d", c->swappiness);
+	snprintf(per, sizeof(per), "%u", c->period_ms);
+	snprintf(ivl, sizeof(ivl), "%llu,%llu,%llu", (unsigned long long)c->damon_sample_us,
+		 (unsigned long long)c->damon_aggr_us, (unsigned long long)c->damon_update_us);
+	snprintf(buf, sizeof(buf), "%u", c->buffer_kb);
+	snprintf(mem, sizeof(mem), "%lluM", (unsigned long long)(guest_mem >> 20));
+	char cwd[PATH_MAX];
+	if (c->cmd[0][0] == '/' ? guest_hidden(c->cmd[0])
+				: strchr(c->cmd[0], '/') && getcwd(cwd, sizeof(cwd)) && guest_hidden(cwd)) {
+		rmdir(c->outabs);
+		return cli_error(EXIT_USAGE, CMD, "--kernel: %s is under /tmp, /var/tmp, /run or /dev/shm, "
+				 "which the guest does not see (it has its own there)", c->cmd[0]);
+	}
+	const char *inner_swap = c->swap_opt;
+	snprintf(tbswap, sizeof(tbswap), "none");
+	if (strncmp(c->swap_opt, "ubd", 3) == 0 || strncmp(c->swap_opt, "delay", 5) == 0) {
+		snprintf(tbswap, sizeof(tbswap), "%s", c->swap_opt);
+		inner_swap = "device";
+	}
+	size_t nc = 0;
+	while (c->cmd[nc])
+		nc++;
+	char **inner = calloc(nc + 32, sizeof(*inner));
+	if (!inner) {
+		rmdir(c->outabs);
+		return cli_error(EXIT_FAIL, CMD, "out of memory");
+	}
+	int n = 0;
+	inner[n++] = self;
+	inner[n++] = "capture";
+	inner[n++] = "--output";          inner[n++] = TESTBED_GUEST_TRACE;
+	inner[n++] = "--limit";           inner[n++] = lim;
+	inner[n++] = "--swappiness";      inner[n++] = swp;
+	inner[n++] = "--swap";            inner[n++] = (char *)inner_swap;
+	inner[n++] = "--period";          inner[n++] = per;
+	inner[n++] = "--damon-intervals"; inner[n++] = ivl;
+	inner[n++] = "--buffer-kb";       inner[n++] = buf;
+	if (!c->damon_wanted)
+		inner[n++] = "--no-damon";
+	if (c->no_trace)
+		inner[n++] = "--no-trace";
+	if (c->quiet)
+		inner[n++] = "--quiet";
+	inner[n++] = "--";
+	for (size_t i = 0; i < nc; i++)
+		inner[n++] = c->cmd[i];
+	inner[n] = NULL;
+	struct testbed_run t = {
+		.kernel = kernel, .mem = mem, .lru_gen = lru_gen, .swap = tbswap,
+		.outabs = c->outabs, .inner = inner, .quiet = c->quiet,
+	};
+	int rc = testbed_capture(&t);
+	free(inner);
+	return rc;
+}
+
+/* --swap ubd[:SIZE] / delay[:SIZE[:MS]] (test bed only): 0 if well formed. */
+static int testbed_swap_ok(const char *o)
+{
+	const char *p = strncmp(o, "ubd", 3) == 0 ? o + 3 : strncmp(o, "delay", 5) == 0 ? o + 5 : NULL;
+	if (!p)
+		return 1;                       /* not one of them */
+	if (*p == '\0')
+		return 0;
+	if (*p != ':')
+		return -1;
+	char size[32];
+	const char *ms = strchr(p + 1, ':');
+	size_t len = ms ? (size_t)(ms - p - 1) : strlen(p + 1);
+	uint64_t v;
+	if (len == 0 || len >= sizeof(size))
+		return -1;
+	memcpy(size, p + 1, len);
+	size[len] = '\0';
+	if (cli_parse_size(size, &v) != 0 || v < (16ull << 20))
+		return -1;
+	if (ms && (o[0] != 'd' || cli_parse_u64(ms + 1, 0, 10000, &v) != 0))
+		return -1;
+	return 0;
+}
+
 int cmd_capture(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -918,6 +1056,9 @@ int cmd_capture(int argc, char **argv)
 		{ "damon-intervals", required_argument, 0, 'I' },
 		{ "buffer-kb", required_argument, 0, 'B' },
 		{ "cleanup", no_argument, 0, 'C' },
+		{ "kernel", required_argument, 0, 'k' },
+		{ "guest-mem", required_argument, 0, 'M' },
+		{ "lru-gen", required_argument, 0, 'G' },
 		{ "quiet", no_argument, 0, 'q' },
 		{ "help", no_argument, 0, 'h' },
 		{ 0, 0, 0, 0 }
@@ -937,10 +1078,10 @@ int cmd_capture(int argc, char **argv)
 	c.j.fd = -1;
 	snprintf(c.swap_kind, sizeof(c.swap_kind), "none");
 	int cleanup = 0, ch;
-	const char *limit = NULL;
-	uint64_t v;
+	const char *limit = NULL, *kernel = NULL, *lru_gen = NULL;
+	uint64_t v, guest_mem = 0;
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, "+o:l:s:p:qh", opts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "+o:l:s:p:k:qh", opts, NULL)) != -1) {
 		switch (ch) {
 		case 'o': c.outdir = optarg; break;
 		case 'l': limit = optarg; break;
@@ -969,12 +1110,40 @@ int cmd_capture(int argc, char **argv)
 			c.buffer_kb = (unsigned)v;
 			break;
 		case 'C': cleanup = 1; break;
+		case 'k': kernel = optarg; break;
+		case 'M':
+			if (cli_parse_size(optarg, &guest_mem) != 0 || guest_mem < (128ull << 20) ||
+			    guest_mem > (16ull << 30))
+				return cli_error(EXIT_USAGE, CMD, "--guest-mem: '%s' is not a size from "
+						 "128M to 16G", optarg);
+			break;
+		case 'G':
+			if (strcmp(optarg, "y") != 0 && strcmp(optarg, "n") != 0 &&
+			    cli_parse_u64(optarg, 0, 0xffff, &v) != 0 &&
+			    !(strncmp(optarg, "0x", 2) == 0 && optarg[2] &&
+			      strspn(optarg + 2, "0123456789abcdefABCDEF") == strlen(optarg + 2)))
+				return cli_error(EXIT_USAGE, CMD, "--lru-gen: '%s' is not y, n or "
+						 "capability bits (0x0001...)", optarg);
+			lru_gen = optarg;
+			break;
 		case 'q': c.quiet = 1; break;
 		case 'h': fputs(usage_text, stdout); return EXIT_OK;
 		default: fputs(usage_text, stderr); return EXIT_USAGE;
 		}
 	}
+	if (!kernel && (guest_mem || lru_gen))
+		return cli_error(EXIT_USAGE, CMD, "--guest-mem and --lru-gen need --kernel (the test bed)");
+	int tbswap = testbed_swap_ok(c.swap_opt);
+	if (tbswap < 0)
+		return cli_error(EXIT_USAGE, CMD, "--swap: '%s' is not ubd[:SIZE] or delay[:SIZE[:MS]] "
+				 "(SIZE 16M or more, MS 0-10000)", c.swap_opt);
+	if (tbswap == 0 && !kernel)
+		return cli_error(EXIT_USAGE, CMD, "--swap %s needs --kernel (a UBD device of the test bed)",
+				 c.swap_opt);
 	if (cleanup) {
+		if (kernel)
+			return cli_error(EXIT_USAGE, CMD, "--cleanup is for this machine; a test-bed guest "
+					 "leaves nothing behind");
 		if (optind != argc)
 			return cli_error(EXIT_USAGE, CMD, "--cleanup takes no command");
 		if (geteuid() != 0)
@@ -996,7 +1165,7 @@ int cmd_capture(int argc, char **argv)
 		return cli_error(EXIT_USAGE, CMD, "--limit is required (the cgroup's memory limit, e.g. 64M)");
 	if (cli_parse_size(limit, &c.limit) != 0 || c.limit < (16ull << 20) || c.limit > (16ull << 30))
 		return cli_error(EXIT_USAGE, CMD, "--limit: '%s' is not a size from 16M to 16G", limit);
-	if (geteuid() != 0)
+	if (!kernel && geteuid() != 0)
 		return cli_error(EXIT_FAIL, CMD, "must be run as root: it creates a memory cgroup, "
 				 "enables swap, sets swappiness and reads the kernel's tracepoints "
 				 "(try: sudo vmreplay capture ...)");
@@ -1009,6 +1178,15 @@ int cmd_capture(int argc, char **argv)
 	}
 	if (mkdir(c.outdir, 0755) != 0 || !realpath(c.outdir, c.outabs))
 		return cli_error(EXIT_FAIL, CMD, "cannot create %s: %s", c.outdir, strerror(errno));
+	if (kernel)
+		return capture_in_guest(&c, kernel, guest_mem ? guest_mem : 1ull << 30, lru_gen);
+	/* In a test-bed guest: how its kernel was built, for the metadata. */
+	const char *kb = getenv("VMREPLAY_TESTBED_BUILD");
+	if (kb && *kb) {
+		if (access(kb, R_OK) != 0)
+			return cli_error(EXIT_FAIL, CMD, "VMREPLAY_TESTBED_BUILD: %s: %s", kb, strerror(errno));
+		c.kernel_build = kb;
+	}
 
 	/* From here on, signals are taken synchronously: a Ctrl-C during
 	 * set-up aborts it and restores; during the run it stops the workload. */

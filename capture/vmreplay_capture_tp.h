@@ -4,7 +4,7 @@
  *
  * Emitted only by build/vmreplay-capture-agent: the session's setup (memory
  * cgroup, limit, swappiness, swap, DAMON, how kernel events were
- * recorded), the cgroup's memory.stat snapshots, the workload's memory
+ * recorded, the kernel's LRU and how it was built), the cgroup's memory.stat snapshots, the workload's memory
  * maps, the DAMON target list, task names, and the losses counted at the
  * end.  The contract is capture/EVENTS.md; ingest reads these by name.
  */
@@ -37,6 +37,13 @@ struct vmrc_session {
     uint64_t damon_sample_us, damon_aggr_us, damon_update_us;
     const char *damon_note;     /* why DAMON is off, or its setup        */
     const char *filter;         /* how kernel events were filtered       */
+    int32_t lru_gen_enabled;    /* lru_gen/enabled bits, -1 no MGLRU     */
+    int32_t lru_gen_min_ttl_ms; /* lru_gen/min_ttl_ms, -1 no MGLRU       */
+    const char *kernel_version; /* /proc/version                         */
+    /* How the kernel was built, from the test bed's build-info
+     * (capture/testbed/build.sh); "" outside the test bed. */
+    const char *build_source, *build_version, *build_tree, *build_config,
+               *build_patches, *build_key;
 };
 
 struct vmrc_end {
@@ -75,6 +82,15 @@ LTTNG_UST_TRACEPOINT_EVENT(
         lttng_ust_field_integer(uint64_t, damon_update_us, s->damon_update_us)
         lttng_ust_field_string(damon_note, s->damon_note)
         lttng_ust_field_string(filter, s->filter)
+        lttng_ust_field_integer(int32_t, lru_gen_enabled, s->lru_gen_enabled)
+        lttng_ust_field_integer(int32_t, lru_gen_min_ttl_ms, s->lru_gen_min_ttl_ms)
+        lttng_ust_field_string(kernel_version, s->kernel_version)
+        lttng_ust_field_string(build_source, s->build_source)
+        lttng_ust_field_string(build_version, s->build_version)
+        lttng_ust_field_string(build_tree, s->build_tree)
+        lttng_ust_field_string(build_config, s->build_config)
+        lttng_ust_field_string(build_patches, s->build_patches)
+        lttng_ust_field_string(build_key, s->build_key)
     )
 )
 

@@ -79,7 +79,8 @@ _vmreplay()
             case ${words[j]} in
             --) _command_offset $((j + 1)); return ;;
             -o | --output | -l | --limit | -s | --swappiness | --swap | --swap-dir | \
-                -p | --period | --damon-intervals | --buffer-kb) skip=1 ;;
+                -p | --period | --damon-intervals | --buffer-kb | -k | --kernel | \
+                --guest-mem | --lru-gen) skip=1 ;;
             -*) ;;
             *) _command_offset $j; return ;;
             esac
@@ -96,12 +97,22 @@ _vmreplay()
         ;;
     --swap)
         if [[ $cmd == capture ]]; then
-            COMPREPLY=($(compgen -W 'auto device file file: zram zram:' -- "$cur"))
+            COMPREPLY=($(compgen -W 'auto device file file: zram zram: ubd ubd: delay delay:' -- "$cur"))
             [[ $cur == *: ]] || compopt -o nospace 2>/dev/null
             [[ ${COMPREPLY[*]} == *:* ]] || compopt +o nospace 2>/dev/null
         else
             COMPREPLY=($(compgen -W "$(_vmreplay_devices "$bin")" -- "$cur"))
         fi
+        return
+        ;;
+    -k | --kernel)
+        if [[ $cmd == capture ]]; then
+            COMPREPLY=($(compgen -W '6.12 6.1' -- "$cur") $(compgen -f -- "$cur"))
+            return
+        fi
+        ;;
+    --lru-gen)
+        COMPREPLY=($(compgen -W 'y n' -- "$cur"))
         return
         ;;
     --file-device)

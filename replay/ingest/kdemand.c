@@ -339,6 +339,24 @@ static void meta_session(struct kevents *k, struct sink *s)
 		ingest_sink_meta(s, "capture_period_ms", "%llu", (unsigned long long)k->cap.period_ms);
 		ingest_sink_meta(s, "damon", "%s: %s", k->cap.damon ? "on" : "off", k->cap.damon_note);
 		ingest_sink_meta(s, "capture_filter", "%s", k->cap.filter);
+		if (k->cap.lru_gen_enabled != INT64_MIN && k->cap.lru_gen_enabled < 0)
+			ingest_sink_meta(s, "capture_lru_gen_enabled", "none");
+		else if (k->cap.lru_gen_enabled != INT64_MIN)
+			ingest_sink_meta(s, "capture_lru_gen_enabled", "0x%04llx",
+					 (unsigned long long)k->cap.lru_gen_enabled);
+		if (k->cap.lru_gen_min_ttl_ms != INT64_MIN && k->cap.lru_gen_min_ttl_ms >= 0)
+			ingest_sink_meta(s, "capture_lru_gen_min_ttl_ms", "%lld", (long long)k->cap.lru_gen_min_ttl_ms);
+		if (k->cap.kernel_version[0])
+			ingest_sink_meta(s, "kernel_version", "%s", k->cap.kernel_version);
+		if (k->cap.build_source[0]) {
+			ingest_sink_meta(s, "kernel_build_source", "%s", k->cap.build_source);
+			ingest_sink_meta(s, "kernel_build_version", "%s", k->cap.build_version);
+			if (k->cap.build_tree[0])
+				ingest_sink_meta(s, "kernel_build_tree", "%s", k->cap.build_tree);
+			ingest_sink_meta(s, "kernel_build_config", "%s", k->cap.build_config);
+			ingest_sink_meta(s, "kernel_build_patches", "%s", k->cap.build_patches);
+			ingest_sink_meta(s, "kernel_build_key", "%s", k->cap.build_key);
+		}
 	}
 	if (k->cap.have_end) {
 		ingest_sink_meta(s, "ftrace_lost_events", "%llu", (unsigned long long)k->cap.end_lost);

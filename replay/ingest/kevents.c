@@ -27,7 +27,7 @@
 
 enum origin { O_KERNEL, O_BRIDGE, O_CAPTURE };
 
-#define MAX_KF 20
+#define MAX_KF 28
 
 /* Field names: "a|b" alternatives, a leading '?' optional, '$' a string. */
 struct kspec {
@@ -73,7 +73,9 @@ static const struct kspec capture_specs[] = {
 	{ "capture_session", KK_CAPTURE_SESSION,
 	  { "root_pid", "$cgroup", "cgroup_version", "memory_limit", "swappiness", "$swap_kind",
 	    "$swap_device", "swap_size", "$kernel_source", "$lru_kind", "$thp", "period_ms", "damon",
-	    "damon_sample_us", "damon_aggr_us", "damon_update_us", "$damon_note", "$filter" } },
+	    "damon_sample_us", "damon_aggr_us", "damon_update_us", "$damon_note", "$filter",
+	    "?lru_gen_enabled", "?lru_gen_min_ttl_ms", "$?kernel_version", "$?build_source",
+	    "$?build_version", "$?build_tree", "$?build_config", "$?build_patches", "$?build_key" } },
 	{ "memcg_stat", KK_MEMCG_STAT, { "kts", "$stat" } },
 	{ "proc_maps", KK_PROC_MAPS, { "kts", "pid", "$maps" } },
 	{ "task_comm", KK_TASK_COMM, { "kts", "tid", "pid", "$comm" } },
@@ -477,6 +479,15 @@ int kevents_event(struct kevents *k, int kidx, const bt_message *msg, const char
 			k->cap.update_us = v[15];
 			snprintf(k->cap.damon_note, sizeof(k->cap.damon_note), "%s", gets(ev, &c->f[16]));
 			snprintf(k->cap.filter, sizeof(k->cap.filter), "%s", gets(ev, &c->f[17]));
+			k->cap.lru_gen_enabled = v[18] == VMR_ABSENT ? INT64_MIN : (int64_t)v[18];
+			k->cap.lru_gen_min_ttl_ms = v[19] == VMR_ABSENT ? INT64_MIN : (int64_t)v[19];
+			snprintf(k->cap.kernel_version, sizeof(k->cap.kernel_version), "%s", gets(ev, &c->f[20]));
+			snprintf(k->cap.build_source, sizeof(k->cap.build_source), "%s", gets(ev, &c->f[21]));
+			snprintf(k->cap.build_version, sizeof(k->cap.build_version), "%s", gets(ev, &c->f[22]));
+			snprintf(k->cap.build_tree, sizeof(k->cap.build_tree), "%s", gets(ev, &c->f[23]));
+			snprintf(k->cap.build_config, sizeof(k->cap.build_config), "%s", gets(ev, &c->f[24]));
+			snprintf(k->cap.build_patches, sizeof(k->cap.build_patches), "%s", gets(ev, &c->f[25]));
+			snprintf(k->cap.build_key, sizeof(k->cap.build_key), "%s", gets(ev, &c->f[26]));
 			break;
 		case KK_MEMCG_STAT:
 			if (parse_memcg(k, ts, gets(ev, &c->f[1])) != 0)

@@ -103,6 +103,10 @@ struct kevents {
 	struct {
 		char cgroup[512], swap_kind[32], swap_device[512], kernel_source[32], lru_kind[16];
 		char thp[32], damon_note[512], filter[512];
+		/* the kernel's LRU and how it was built (test bed), if recorded */
+		int64_t lru_gen_enabled, lru_gen_min_ttl_ms;
+		char kernel_version[512], build_source[64], build_version[128], build_tree[1024];
+		char build_config[80], build_patches[1024], build_key[256];
 		uint64_t cgroup_version, limit, swap_size, period_ms, damon, update_us;
 		int64_t swappiness;
 		uint64_t end_lost, end_bridged, end_elapsed;

@@ -1,0 +1,159 @@
+#!/bin/bash
+# The User-Mode Linux test bed (capture/testbed/), end to end:
+#  - its kernel is built once and cached (make check builds it first when
+#    the cache is empty: 11-20 min the first time, like make deps);
+#  - run.sh boots it, runs a command as root, passes its output and exit
+#    status back; a dm-delay swap device over a UBD file works inside;
+#  - `vmreplay capture --kernel` records a real MGLRU session in the guest:
+#    its metadata (lru_kind mglru, lru_gen bits, the guest's release, how
+#    the kernel was built) and its events (the fault tracepoint of the
+#    test bed's patch, memcg reclaim, lru_isolate/shrink_inactive, vmstat);
+#    ingest and analyze read it on the host;
+#  - with --lru-gen n the same kernel reports lru_kind classic;
+#  - a SIGTERM to the capture stops the workload in the guest and still
+#    writes the trace; usage errors exit 2.
+# Needs UML's build tools and root for the first build (the cache is
+# /var/cache/vmreplay/testbed unless VMREPLAY_TESTBED_CACHE says).
+set -u
+. tests/tap.sh
+build=${1:-build}
+vmr=$PWD/$build/vmreplay
+tb=capture/testbed
+
+# Under AddressSanitizer only the host's side is the sanitized binary: ASan
+# cannot start in the guest (UML maps its processes inside ASan's shadow
+# range), so the capture in the guest runs build/vmreplay
+# (VMREPLAY_GUEST_BIN), built here if absent.
+guest_env=()
+case $build in
+build) ;;
+*)  make --no-print-directory -s BUILD=build all >/dev/null 2>&1 ||
+        { nok "make BUILD=build (the guest's binaries)"; exit 0; }
+    guest_env=(VMREPLAY_GUEST_BIN=$PWD/build/vmreplay) ;;
+esac
+
+# The guest sees the host's files but /tmp, /var/tmp, /run and /dev/shm
+# (its own tmpfs): the scratch directory is in the build directory.
+tmp=$(mktemp -d "$PWD/$build/t_testbed.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+export VMREPLAY_CACHE=$tmp/cache
+
+t0=$(date +%s)
+dir=$($tb/build.sh -q 2>"$tmp/build.err"); rc=$?
+if [ $rc -ne 0 ] || [ ! -x "$dir/linux" ]; then
+    nok "the test bed's kernel builds (capture/testbed/build.sh)"
+    sed 's/^/# /' "$tmp/build.err"
+    exit 0
+fi
+ok "the test bed's kernel is built and cached ($dir, $(( $(date +%s) - t0 )) s)"
+release=$(sed -n 's/^release=//p' "$dir/build-info")
+key=$(basename "$dir")
+check "build-info: source, version, config hash, the fault-tracepoint patch" \
+    sh -c "grep -q '^source=linux-source-6.12\$' '$dir/build-info' && grep -q '^version=6\.12\.' '$dir/build-info' &&
+           grep -q '^config_sha256=[0-9a-f]\{16\}\$' '$dir/build-info' &&
+           grep -q '^patches=0001-um-exceptions-page-fault-tracepoints.patch' '$dir/build-info'"
+check "a second build.sh finds the cache at once" \
+    test "$(timeout 20 $tb/build.sh -q)" = "$dir"
+
+# --- run.sh: a command inside, its output and status back -------------------
+out=$($tb/run.sh -q -k "$dir" -- sh -c 'uname -r; cat /sys/kernel/mm/lru_gen/enabled; echo err >&2; exit 7' \
+      2>"$tmp/run.err"); rc=$?
+check "run.sh: the command's exit status comes back (7, got $rc)" test $rc -eq 7
+check "run.sh: its stdout (the guest's release $release, MGLRU on: 0x0001)" \
+    test "$out" = "$release
+0x0001"
+check "run.sh: its stderr" grep -qx err "$tmp/run.err"
+out=$($tb/run.sh -q -k "$dir" --swap delay:64M:2 -- \
+      sh -c 'tail -n +2 /proc/swaps | cut -d" " -f1; dmsetup table' 2>&1); rc=$?
+check "run.sh --swap delay: swap on dm-delay over a UBD file" \
+    sh -c "[ $rc = 0 ] && echo '$out' | grep -q '^/dev/mapper/vmreplay-slow' &&
+           echo '$out' | grep -q 'delay 98:0 0 2 98:0 0 2'"
+
+$tb/run.sh -q -k "$dir" -t 2 -- sleep 60 2>"$tmp/to.err"; rc=$?
+check "run.sh --timeout: the command is stopped, exit 124 (got $rc)" \
+    sh -c "[ $rc = 124 ] && grep -q 'timeout 2: stopping' '$tmp/to.err'"
+
+# --- a capture in the guest, MGLRU on -------------------------------------
+# an uninstrumented job (faults through the test bed's tracepoint) that
+# reclaims in 32 MiB: tail holds 40 MiB of anonymous memory, then a
+# 16 MiB file is read twice
+cat >"$tmp/job.sh" <<EOF
+#!/bin/sh
+head -c 40M /dev/zero | tail -c 40M >/dev/null || exit 1
+cat $tmp/data $tmp/data >/dev/null
+EOF
+chmod +x "$tmp/job.sh"
+head -c 16M /dev/urandom >"$tmp/data"
+t1=$(date +%s)
+env "${guest_env[@]}" "$vmr" capture -q --kernel "$dir" -o "$tmp/on" --limit 32M -s 100 --swap zram \
+    -- "$tmp/job.sh" >"$tmp/on.log" 2>&1; rc=$?
+check "capture --kernel: the workload's status (0, got $rc; $(( $(date +%s) - t1 )) s)" test $rc -eq 0
+[ $rc -eq 0 ] || sed 's/^/# /' "$tmp/on.log"
+check "capture --kernel: the trace is on the host, with the guest's console log" \
+    test -s "$tmp/on/ust/uid/0/64-bit/metadata" -a -s "$tmp/on/guest-console.log"
+check "capture --kernel: no job folder left beside it" test -z "$(ls -A "$tmp" | grep testbed)"
+babeltrace2 "$tmp/on" >"$tmp/on.txt" 2>"$tmp/bt.err" || sed 's/^/# /' "$tmp/bt.err"
+n() { grep -c "$1" "$tmp/on.txt"; }
+check "metadata: lru_kind mglru, lru_gen_enabled 1, swappiness 100, zram" \
+    grep -q 'capture_session: .*swappiness = 100, swap_kind = "zram".*lru_kind = "mglru".*lru_gen_enabled = 1, lru_gen_min_ttl_ms = 0,' "$tmp/on.txt"
+check "metadata: the guest's release ($release) and hostname" \
+    grep -q "vmreplay:session: .*kernel_release = \"$release\", hostname = \"vmreplay-testbed\"" "$tmp/on.txt"
+check "metadata: how the kernel was built (source, version, config, patches, key)" \
+    grep -q "build_source = \"linux-source-6.12\", build_version = \"6\.12\.[^\"]*\", build_tree = \"\", build_config = \"[0-9a-f]\{16\}\", build_patches = \"0001-um-exceptions-page-fault-tracepoints.patch,[^\"]*\", build_key = \"$key\"" "$tmp/on.txt"
+check "events: user page faults through the test bed's tracepoint (>= 10000: $(n 'x86_exceptions_page_fault_user:'))" \
+    test "$(n 'x86_exceptions_page_fault_user:')" -ge 10000
+check "events: write faults carry x86's error bits (USER|WRITE = 0x6)" \
+    grep -q 'x86_exceptions_page_fault_user: .*error_code = 0x6 ' "$tmp/on.txt"
+check "events: memcg reclaim ($(n 'mm_vmscan_memcg_reclaim_begin:') begins) with MGLRU's lru_isolate and shrink_inactive" \
+    test "$(n 'mm_vmscan_memcg_reclaim_begin:')" -ge 1 -a "$(n 'mm_vmscan_lru_isolate:')" -ge 1 \
+         -a "$(n 'mm_vmscan_lru_shrink_inactive:')" -ge 1
+check "events: the page cache (add_to_page_cache, get_pages)" \
+    test "$(n 'mm_filemap_add_to_page_cache:')" -ge 1 -a "$(n 'mm_filemap_get_pages:')" -ge 1
+last=$(grep 'vmreplay:vmstat:' "$tmp/on.txt" | tail -1)
+scan=$(echo "$last" | grep -o 'pgscan_anon = [0-9]*' | grep -o '[0-9]*$')
+check "counters: anon pages scanned by the end (pgscan_anon $scan)" test "${scan:-0}" -gt 0
+check "capture_end: 0 ftrace records lost" grep -q 'capture_end: .*ftrace_lost = 0,' "$tmp/on.txt"
+"$vmr" ingest -q -o "$tmp/on.vmr" "$tmp/on" >/dev/null 2>"$tmp/err"; rc=$?
+check "ingest on the host: exit 0" test $rc -eq 0
+check "ingest: the test bed's facts in the metadata" \
+    sh -c "strings '$tmp/on.vmr' | grep -q '^capture_lru_kind	mglru' &&
+           strings '$tmp/on.vmr' | grep -q '^capture_lru_gen_enabled	0x0001' &&
+           strings '$tmp/on.vmr' | grep -q '^kernel_build_key	$key' &&
+           strings '$tmp/on.vmr' | grep -q '^ground_truth_events	[1-9]'"
+"$vmr" analyze -q -f tsv "$tmp/on" >"$tmp/on.an" 2>"$tmp/err"; rc=$?
+mc=$(awk -F'\t' '$1=="summary" && $3=="memcg_reclaims" {print $4}' "$tmp/on.an")
+check "analyze on the host: as many memcg reclaims as begin events ($mc)" \
+    test $rc -eq 0 -a "$mc" = "$(n 'mm_vmscan_memcg_reclaim_begin:')"
+
+# --- MGLRU off: the classic LRU of the same kernel --------------------------
+env "${guest_env[@]}" "$vmr" capture -q --kernel "$dir" --lru-gen n -o "$tmp/off" --limit 32M -- \
+    sh -c 'exit 0' >"$tmp/off.log" 2>&1; rc=$?
+check "capture --kernel --lru-gen n: exit 0" test $rc -eq 0
+check "metadata: lru_kind classic, lru_gen_enabled 0" \
+    sh -c "babeltrace2 '$tmp/off' | grep -q 'capture_session: .*lru_kind = \"classic\".*lru_gen_enabled = 0,'"
+
+# --- stopping: SIGTERM to the capture on the host --------------------------
+# (the workload says it runs through the job folder, which the host sees)
+env "${guest_env[@]}" "$vmr" capture -q --kernel "$dir" -o "$tmp/stop" --limit 32M -- \
+    sh -c 'touch "$VMREPLAY_TESTBED_JOB/started" && exec sleep 60' >"$tmp/stop.log" 2>&1 &
+cap=$!
+for i in $(seq 300); do
+    ls "$tmp"/.stop.testbed-*/started >/dev/null 2>&1 && break
+    sleep 0.1
+done
+kill -TERM $cap
+wait $cap; rc=$?
+check "SIGTERM: the workload in the guest is stopped (status 143, got $rc)" test $rc -eq 143
+check "SIGTERM: the trace is written whole" \
+    sh -c "babeltrace2 '$tmp/stop' | grep -q 'capture_end: .*workload_status = 143,'"
+
+# --- usage ------------------------------------------------------------------
+"$vmr" capture --lru-gen n -o "$tmp/u" --limit 32M -- true >/dev/null 2>&1
+check "--lru-gen without --kernel: usage error (2)" test $? -eq 2
+"$vmr" capture --swap ubd:64M -o "$tmp/u" --limit 32M -- true >/dev/null 2>&1
+check "--swap ubd without --kernel: usage error (2)" test $? -eq 2
+"$vmr" capture --kernel "$dir" --lru-gen maybe -o "$tmp/u" --limit 32M -- true >/dev/null 2>&1
+check "--lru-gen maybe: usage error (2)" test $? -eq 2
+$tb/run.sh --mem 1T -- true >/dev/null 2>&1
+check "run.sh --mem 1T: usage error (2)" test $? -eq 2
+check "no output directory is left by the refused commands" test ! -e "$tmp/u"
