@@ -26,7 +26,7 @@ void validate_workload_name(const char *path, const char *meta_workload, char *o
 		buf[n -= 4] = '\0';
 	const char *base = strrchr(buf, '/');
 	base = base ? base + 1 : buf;
-	char name[256];
+	char name[sizeof(buf)];
 	snprintf(name, sizeof(name), "%s", base);
 	/* NAME-swN[-R] */
 	char *sw = strstr(name, "-sw");
