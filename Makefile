@@ -45,13 +45,13 @@ pkgdatadir    := $(datadir)/vmreplay
 # the Slurm daemons only for the Slurm test; the packaging tools for make deb.
 DEB_PKGS := gcc make pkg-config scdoc libbabeltrace2-dev liblttng-ust-dev \
             libgsl-dev libtracefs-dev libtraceevent-dev libxxhash-dev \
-            libcmocka-dev \
+            libcmocka-dev libarchive-dev zstd xz-utils \
             babeltrace2 lttng-tools gnuplot-nox \
             bc poppler-utils man-db bash-completion
 DEB_SLURM_PKGS := munge slurmctld slurmd slurm-client
 DEB_DEB_PKGS := dpkg-dev debhelper lintian
 
-PKGS     := babeltrace2 gsl libxxhash
+PKGS     := babeltrace2 gsl libxxhash libarchive
 VMR_CPPFLAGS := -D_GNU_SOURCE -Ilib -Ireplay -Ianalysis -Iplots -Icapture -Itests $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 VMR_CFLAGS   := -std=gnu11 -Wall -Wextra $(WERROR)
 LDLIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm -lpthread

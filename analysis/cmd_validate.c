@@ -52,7 +52,8 @@ static const char usage[] =
 
 static int is_capture(const char *dir)
 {
-	static const char *const marks[] = { "ctf", "ust", "kernel", "metadata" };
+	static const char *const marks[] = { "ctf", "ust", "kernel", "metadata", "ctf.tar.xz",
+					      "ctf.tar.zst", "ctf.tar.gz" };
 	char p[4400];
 	struct stat st;
 	for (size_t i = 0; i < sizeof(marks) / sizeof(marks[0]); i++) {

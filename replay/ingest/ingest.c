@@ -7,6 +7,7 @@
  * moved trace is found again, a changed one is not.
  */
 #include "ingest.h"
+#include "archive.h"
 #include "atomic.h"
 #include "sink.h"
 #include "tracedir.h"
@@ -156,9 +157,60 @@ static int copy_file(const char *from, const char *to, char *err, size_t errlen)
 	return rc;
 }
 
+/* Replaces every FROM in S (of size LEN) by TO. */
+static void replace_all(char *s, size_t len, const char *from, const char *to)
+{
+	char out[4096];
+	size_t o = 0, nf = strlen(from);
+	for (const char *p = s; *p && o + 1 < sizeof(out);) {
+		if (nf && strncmp(p, from, nf) == 0) {
+			o += (size_t)snprintf(out + o, sizeof(out) - o, "%s", to);
+			p += nf;
+		} else {
+			out[o++] = *p++;
+		}
+	}
+	out[o < sizeof(out) ? o : sizeof(out) - 1] = '\0';
+	snprintf(s, len, "%s", out);
+}
+
+/* A trace kept as an archive: unpacked into the cache directory, then
+ * ingested as the directory it came from (so it hashes and caches the
+ * same), and the unpacked copy removed; messages name the archive. */
+static int ingest_archive(const struct ingest_opts *o, const char *archive, struct ingest_report *rep,
+			  char *vmr_path, size_t vmr_path_len, char *err, size_t errlen)
+{
+	struct stat st;
+	const char *dir = ingest_cache_dir();
+	if (stat(archive, &st) != 0) {
+		snprintf(err, errlen, "%s: %s", archive, strerror(errno));
+		return -1;
+	}
+	if (mkdir_p(dir) != 0) {
+		snprintf(err, errlen, "%s: cannot create the cache directory: %s", dir, strerror(errno));
+		return -1;
+	}
+	/* A compressed trace is not expected to grow more than 64 times
+	 * (CTF compresses about 6 times): more is a damaged archive. */
+	unsigned long long limit = (unsigned long long)st.st_size * 64 + (64ull << 20);
+	char unpacked[4200];
+	if (trace_archive_extract(archive, dir, limit, unpacked, sizeof(unpacked), err, errlen) != 0)
+		return -1;
+	struct ingest_opts u = *o;
+	u.trace = unpacked;
+	int r = ingest(&u, rep, vmr_path, vmr_path_len, err, errlen);
+	if (r < 0)
+		replace_all(err, errlen, unpacked, archive);
+	trace_archive_remove(unpacked);
+	return r;
+}
+
 int ingest(const struct ingest_opts *o, struct ingest_report *rep,
 	   char *vmr_path, size_t vmr_path_len, char *err, size_t errlen)
 {
+	char archive[4200];
+	if (trace_archive_find(o->trace, archive, sizeof(archive)))
+		return ingest_archive(o, archive, rep, vmr_path, vmr_path_len, err, errlen);
 	memset(rep, 0, sizeof(*rep));
 	if (trace_hash(o->trace, rep->hash, err, errlen) != 0)
 		return -1;
@@ -206,7 +258,8 @@ int ingest_open_input(const char *input, struct vmr *v, char *path, size_t pathl
 		snprintf(err, errlen, "%s: %s", input, strerror(errno));
 		return -1;
 	}
-	if (S_ISDIR(st.st_mode)) {
+	char archive[4200];
+	if (S_ISDIR(st.st_mode) || trace_archive_find(input, archive, sizeof(archive))) {
 		/* A cached .vmr comes back open: it was just verified. */
 		struct ingest_opts o = { .trace = input, .use_cache = 1, .progress = progress, .opened = v };
 		struct ingest_report rep;
