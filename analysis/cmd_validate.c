@@ -174,6 +174,14 @@ static int score_capture(const char *dir, const struct reclaim_policy *forced, s
 	validate_workload_name(dir, vmr_meta_get(&v, "workload", buf, sizeof(buf)), s->workload,
 			       sizeof(s->workload));
 	s->swappiness = vmr_meta_get(&v, "swappiness", buf, sizeof(buf)) ? atoi(buf) : 60;
+	char rel[64], lru[32];
+	if (!vmr_meta_get(&v, "kernel_release", rel, sizeof(rel)))
+		snprintf(rel, sizeof(rel), "?");
+	if (!vmr_meta_get(&v, "lru_kind", lru, sizeof(lru)))
+		snprintf(lru, sizeof(lru), "?");
+	/* the release up to its local suffix (6.18.44-fc-v857: 6.18.44) */
+	rel[strcspn(rel, "-+ ")] = '\0';
+	snprintf(s->kernel_id, sizeof(s->kernel_id), "%s %s", rel, lru);
 	const struct reclaim_policy *pol = forced;
 	if (!pol) {
 		int mglru = vmr_meta_get(&v, "lru_kind", buf, sizeof(buf)) && strcmp(buf, "mglru") == 0;

@@ -52,7 +52,10 @@ void validate_workload_name(const char *path, const char *meta_workload, char *o
 static int cmp_session(const void *a, const void *b)
 {
 	const struct vsession *x = a, *y = b;
-	int c = strcmp(x->workload, y->workload);
+	int c = strcmp(x->kernel_id, y->kernel_id);
+	if (c)
+		return c;
+	c = strcmp(x->workload, y->workload);
 	if (c)
 		return c;
 	if (x->swappiness != y->swappiness)
@@ -108,10 +111,12 @@ int scoreboard_compute(struct scoreboard *sb)
 	for (size_t i = 0; i < sb->nr_sessions;) {
 		size_t j = i;
 		while (j < sb->nr_sessions && strcmp(sb->s[j].workload, sb->s[i].workload) == 0 &&
+		       strcmp(sb->s[j].kernel_id, sb->s[i].kernel_id) == 0 &&
 		       sb->s[j].swappiness == sb->s[i].swappiness)
 			j++;
 		struct vgroup *g = &sb->g[sb->nr_groups++];
 		snprintf(g->workload, sizeof(g->workload), "%s", sb->s[i].workload);
+		snprintf(g->kernel_id, sizeof(g->kernel_id), "%s", sb->s[i].kernel_id);
 		g->swappiness = sb->s[i].swappiness;
 		for (int c = 0; c < sb->nr_counters; c++) {
 			size_t n = 0;
@@ -132,7 +137,7 @@ int scoreboard_compute(struct scoreboard *sb)
 	/* Trends between neighbouring swappiness values of one workload. */
 	for (size_t i = 0; i + 1 < sb->nr_groups; i++) {
 		struct vgroup *a = &sb->g[i], *b = &sb->g[i + 1];
-		if (strcmp(a->workload, b->workload) != 0)
+		if (strcmp(a->workload, b->workload) != 0 || strcmp(a->kernel_id, b->kernel_id) != 0)
 			continue;
 		for (int c = 0; c < sb->nr_counters; c++) {
 			const struct vcell *x = &a->cell[c], *y = &b->cell[c];
@@ -184,16 +189,18 @@ void scoreboard_print(FILE *f, const struct scoreboard *sb, enum vfmt fmt)
 {
 	char km[32], kn[32], kx[32], rm[32], re[32];
 	if (fmt == VFMT_TSV) {
-		fprintf(f, "workload\tswappiness\tcounter\tcaptures\tkernel_median\tkernel_min\tkernel_max\t"
+		fprintf(f, "kernel\tworkload\tswappiness\tcounter\tcaptures\tkernel_median\tkernel_min\tkernel_max\t"
 			"kernel_cv\treplay_median\trel_error\tpass\tkernel_trend\treplay_trend\ttrend_right\n");
 		for (size_t i = 0; i < sb->nr_groups; i++) {
 			const struct vgroup *g = &sb->g[i];
-			int last = i + 1 == sb->nr_groups || strcmp(sb->g[i + 1].workload, g->workload) != 0;
+			int last = i + 1 == sb->nr_groups || strcmp(sb->g[i + 1].workload, g->workload) != 0 ||
+				   strcmp(sb->g[i + 1].kernel_id, g->kernel_id) != 0;
 			for (int c = 0; c < sb->nr_counters; c++) {
 				const struct vcell *x = &g->cell[c];
 				if (!x->n)
 					continue;
-				fprintf(f, "%s\t%d\t%s\t%zu\t%.17g\t%.17g\t%.17g\t%.6f\t%.17g\t", g->workload,
+				fprintf(f, "%s\t%s\t%d\t%s\t%zu\t%.17g\t%.17g\t%.17g\t%.6f\t%.17g\t", g->kernel_id,
+					g->workload,
 					g->swappiness, sb->counters[c], x->n, x->k_median, x->k_min, x->k_max,
 					x->k_cv, x->r_median);
 				if (isnan(x->rel_error))
@@ -214,7 +221,9 @@ void scoreboard_print(FILE *f, const struct scoreboard *sb, enum vfmt fmt)
 			"\"groups\": [", sb->cells, sb->cells_passed, sb->trends, sb->trends_right);
 		for (size_t i = 0; i < sb->nr_groups; i++) {
 			const struct vgroup *g = &sb->g[i];
-			fprintf(f, "%s\n {\"workload\": ", i ? "," : "");
+			fprintf(f, "%s\n {\"kernel\": ", i ? "," : "");
+			cli_json_str(f, g->kernel_id);
+			fprintf(f, ", \"workload\": ");
 			cli_json_str(f, g->workload);
 			fprintf(f, ", \"swappiness\": %d, \"counters\": [", g->swappiness);
 			int first = 1;
@@ -244,10 +253,11 @@ void scoreboard_print(FILE *f, const struct scoreboard *sb, enum vfmt fmt)
 	}
 	int md = fmt == VFMT_MARKDOWN;
 	if (md)
-		fprintf(f, "| workload | sw | counter | n | kernel median [min–max] | CV | replay | error | pass | trend to next sw (kernel / replay) |\n"
-			"|---|---|---|---|---|---|---|---|---|---|\n");
+		fprintf(f, "| kernel | workload | sw | counter | n | kernel median [min–max] | CV | replay | error | pass | trend to next sw (kernel / replay) |\n"
+			"|---|---|---|---|---|---|---|---|---|---|---|\n");
 	else
-		fprintf(f, "%-16s %4s %-24s %2s %28s %5s %10s %7s %4s  %s\n", "workload", "sw", "counter", "n",
+		fprintf(f, "%-20s %-16s %4s %-24s %2s %28s %5s %10s %7s %4s  %s\n", "kernel", "workload", "sw",
+			"counter", "n",
 			"kernel median [min-max]", "CV", "replay", "error", "pass", "trend to next sw");
 	for (size_t i = 0; i < sb->nr_groups; i++) {
 		const struct vgroup *g = &sb->g[i];
@@ -266,11 +276,11 @@ void scoreboard_print(FILE *f, const struct scoreboard *sb, enum vfmt fmt)
 				snprintf(trend, sizeof(trend), "%s / %s%s", dir_mark(g->k_dir[c]), dir_mark(g->r_dir[c]),
 					 g->trend[c] < 0 ? " WRONG" : "");
 			if (md)
-				fprintf(f, "| %s | %d | %s | %zu | %s | %.2f | %s | %s | %s | %s |\n", g->workload,
+				fprintf(f, "| %s | %s | %d | %s | %zu | %s | %.2f | %s | %s | %s | %s |\n", g->kernel_id, g->workload,
 					g->swappiness, sb->counters[c], x->n, range, x->k_cv, rm, re,
 					x->pass ? "yes" : "**no**", trend);
 			else
-				fprintf(f, "%-16s %4d %-24s %2zu %28s %5.2f %10s %7s %4s  %s\n", g->workload,
+				fprintf(f, "%-20s %-16s %4d %-24s %2zu %28s %5.2f %10s %7s %4s  %s\n", g->kernel_id, g->workload,
 					g->swappiness, sb->counters[c], x->n, range, x->k_cv, rm, re,
 					x->pass ? "yes" : "no", trend);
 		}

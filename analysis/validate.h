@@ -2,8 +2,9 @@
  * validate.h — the fidelity scoreboard: how well replays of captured
  * sessions predict the kernel that was captured.
  *
- * Captures are grouped by workload and swappiness; the captures of one
- * group are its replicates.  Per group and counter the kernel's median
+ * Captures are grouped by the kernel they ran on (release and LRU),
+ * workload and swappiness; the captures of one group are its replicates.
+ * Per group and counter the kernel's median
  * [min–max] and coefficient of variation are set beside the replay's
  * median (each capture replayed once, as captured).  A cell passes when
  *   - the kernel is consistent (CV < 0.25, or every capture 0): the replay
@@ -29,6 +30,7 @@
 struct vsession {
 	char path[1024];
 	char workload[128];
+	char kernel_id[96];          /* "RELEASE LRU": sessions of one kernel group together */
 	int swappiness;
 	char policy[64];
 	double kernel[VALIDATE_MAX_COUNTERS];
@@ -46,6 +48,7 @@ struct vcell {
 
 struct vgroup {
 	char workload[128];
+	char kernel_id[96];
 	int swappiness;
 	struct vcell cell[VALIDATE_MAX_COUNTERS];
 	int trend[VALIDATE_MAX_COUNTERS];        /* to the next swappiness: -1 wrong, 1 right, 0 none */

@@ -31,5 +31,5 @@ commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
     sed '$d' "$tmp/board.md" | sed '$d'
 } >"$tmp/FIDELITY.md"
 mv "$tmp/FIDELITY.md" traces/FIDELITY.md
-awk -F'\t' 'NR > 1 && $11 == "yes" {print $1 "\t" $2 "\t" $3}' "$tmp/board.tsv" >tests/data/fidelity-pass.tsv
+awk -F'\t' 'NR > 1 && $12 == "yes" {print $1 "\t" $2 "\t" $3 "\t" $4}' "$tmp/board.tsv" >tests/data/fidelity-pass.tsv
 echo "fidelity: $(tail -1 "$tmp/board.md")"

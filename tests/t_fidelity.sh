@@ -12,7 +12,7 @@ pass=tests/data/fidelity-pass.tsv
 
 check "the scoreboard runs on traces/" "$vmr" validate -q -f tsv -o "$tmp/board.tsv" traces
 check "the pass list exists" test -s "$pass"
-awk -F'\t' 'NR > 1 && $11 == "yes" {print $1 "\t" $2 "\t" $3}' "$tmp/board.tsv" | sort >"$tmp/now"
+awk -F'\t' 'NR > 1 && $12 == "yes" {print $1 "\t" $2 "\t" $3 "\t" $4}' "$tmp/board.tsv" | sort >"$tmp/now"
 lost=$(sort "$pass" | comm -23 - "$tmp/now" | tr '\t' ' ' | paste -sd, -)
 check "every cell that passed still passes${lost:+ (now failing: $lost)}" test -z "$lost"
 "$vmr" validate -q -f markdown traces | tail -1 >"$tmp/summary"
