@@ -52,11 +52,20 @@ vmr=$root/$build/vmreplay
 [ -x "$vmr" ] || { echo "sessions.sh: build first: make" >&2; exit 1; }
 [ "$(id -u)" = 0 ] || [ -n "$kernel" ] || { echo "sessions.sh: needs root" >&2; exit 1; }
 workloads=${*:-compile kbuild reader mix churn mt-anon}
+# kbuild writes its objects into the kernel tree, which the guest sees
+# read-only (and a copy in the guest's tmpfs would be charged to it).
+if [ -n "$kernel" ]; then
+    case " $workloads " in *" kbuild "*)
+        [ $# -eq 0 ] || { echo "sessions.sh: kbuild cannot run in the test bed (its tree is read-only there)" >&2; exit 2; }
+        workloads=${workloads/kbuild /} ;;
+    esac
+fi
 command -v stress-ng >/dev/null || apt-get install -y -qq stress-ng >/dev/null
 
 # The workloads' inputs, made once, outside the captures.  The guest sees
-# the host's / read-only, so they live where both can read them.
-w=/var/tmp/vmreplay-w
+# the host's / read-only and has its own /tmp, /var/tmp and /run, so they
+# live where both can read them.
+w=/var/cache/vmreplay/w
 mkdir -p "$w"
 [ -s "$w/f64" ] || head -c 64M /dev/urandom >"$w/f64"
 for i in 1 2 3 4; do [ -s "$w/r$i" ] || head -c 16M /dev/urandom >"$w/r$i"; done
