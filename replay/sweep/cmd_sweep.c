@@ -111,11 +111,22 @@ static int prepare_traces(const char *dir, const struct sweep_spec *s,
 			return -1;
 		}
 		struct sweep_trace_info *ti = &info[i];
+		char buf[64];
 		memset(ti, 0, sizeof(*ti));
 		snprintf(ti->name, sizeof(ti->name), "%s", t->name);
+		snprintf(ti->set, sizeof(ti->set), "%s", t->set);
 		vmr_hash_hex(v.hdr->trace_hash, ti->hash);
+		/* What it was captured under: its swappiness joins the sweep's
+		 * default values, its limit is memory-limit captured. */
+		if (vmr_meta_get(&v, "swappiness", buf, sizeof(buf)) && buf[0]) {
+			ti->has_swappiness = 1;
+			ti->swappiness = atoi(buf);
+			if (ti->swappiness < 0 || ti->swappiness > 200)
+				ti->has_swappiness = 0;
+		}
+		ti->captured_limit = vmr_meta_get(&v, "memory_limit", buf, sizeof(buf))
+			? strtoull(buf, NULL, 10) : 0;
 		ti->pages = v.hdr->nr_pages;
-		char buf[64];
 		ti->page_size = vmr_meta_get(&v, "page_size", buf, sizeof(buf)) ? strtoull(buf, NULL, 10) : 4096;
 		if (!ti->page_size)
 			ti->page_size = 4096;

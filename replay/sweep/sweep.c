@@ -58,11 +58,14 @@ static uint64_t size_bytes(const struct sweep_size *z, const struct sweep_trace_
 	uint64_t ps = ti->page_size ? ti->page_size : 4096;
 	if (z->is_none)
 		return 0;
+	if (z->is_captured)
+		return ti->captured_limit / ps * ps;
 	uint64_t pages = z->is_pct ? (uint64_t)(ti->pages * z->pct / 100.0 + 0.999999) : z->bytes / ps;
 	return pages * ps;
 }
 
 static int expand_policy(const struct sweep_spec *s, const struct policy_desc *pd,
+			 const int *swappiness, size_t nr_swappiness,
 			 struct sweep_plan *plan, struct sweep_run base, char *err, size_t errlen)
 {
 	snprintf(base.policy, sizeof(base.policy), "%s", pd->name);
@@ -70,13 +73,14 @@ static int expand_policy(const struct sweep_spec *s, const struct policy_desc *p
 	const struct sweep_trace_info *ti = &plan->traces[base.trace];
 	if (!base.kernel && base.memory_limit == 0) {
 		snprintf(err, errlen, "%s: memory-limit none: policy %s replays a memory of a given "
-			 "size (give it a size or a percentage)", s->file, pd->name);
+			 "size (give it a size or a percentage; captured is none for %s, a capture "
+			 "without a limit)", s->file, pd->name, ti->name);
 		return -1;
 	}
 	/* A reference policy (lru) has a size and nothing else to vary. */
 	size_t nn = base.kernel && s->nr_node_memory ? s->nr_node_memory : 1;
 	size_t nw = base.kernel && s->nr_swap ? s->nr_swap : 1;
-	size_t ns = base.kernel ? s->nr_swappiness : 1;
+	size_t ns = base.kernel ? nr_swappiness : 1;
 	size_t nd = pd->stochastic ? s->nr_seeds : 1;
 
 	for (size_t in = 0; in < nn; in++)
@@ -94,7 +98,7 @@ static int expand_policy(const struct sweep_spec *s, const struct policy_desc *p
 					}
 					if (base.kernel && s->nr_swap)
 						snprintf(r.swap, sizeof(r.swap), "%s", s->swap[iw]);
-					r.swappiness = base.kernel ? s->swappiness[is] : -1;
+					r.swappiness = base.kernel ? swappiness[is] : -1;
 					r.seed = pd->stochastic ? (int64_t)s->seeds[id] : -1;
 					/* Per-event outputs are large: a sweep may keep
 					 * them for one seed of each condition only. */
@@ -107,6 +111,41 @@ static int expand_policy(const struct sweep_spec *s, const struct policy_desc *p
 						return -1;
 				}
 	return 0;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+	return (x > y) - (x < y);
+}
+
+static const char *set_of(const struct sweep_trace_info *t)
+{
+	return t->set[0] ? t->set : t->name;
+}
+
+/* The swappiness values of trace T: the sweep file's, or the default
+ * ones and every value a capture of T's set was captured at (the
+ * replay comparable with the kernel's own counters), in order.  BUF has
+ * room for the spec's values and one per trace. */
+static size_t trace_swappiness(const struct sweep_spec *s, const struct sweep_trace_info *info,
+			       size_t nr, size_t t, int *buf)
+{
+	size_t n = s->nr_swappiness;
+	memcpy(buf, s->swappiness, n * sizeof(*buf));
+	if (!s->default_swappiness)
+		return n;
+	for (size_t i = 0; i < nr; i++) {
+		if (!info[i].has_swappiness || strcmp(set_of(&info[i]), set_of(&info[t])))
+			continue;
+		size_t k;
+		for (k = 0; k < n && buf[k] != info[i].swappiness; k++)
+			;
+		if (k == n)
+			buf[n++] = info[i].swappiness;
+	}
+	qsort(buf, n, sizeof(*buf), cmp_int);
+	return n;
 }
 
 static int cmp_run_id(const void *a, const void *b)
@@ -136,12 +175,18 @@ int sweep_expand(const struct sweep_spec *s, const struct policy_list *policies,
 	}
 	plan->nr_traces = s->nr_traces;
 	memcpy(plan->traces, info, s->nr_traces * sizeof(*info));
+	int *swappiness = malloc((s->nr_swappiness + s->nr_traces + 1) * sizeof(*swappiness));
+	if (!swappiness) {
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
 	for (size_t t = 0; t < s->nr_traces; t++) {
 		const struct sweep_trace_info *ti = &info[t];
+		size_t ns = trace_swappiness(s, info, s->nr_traces, t, swappiness);
 		for (size_t m = 0; m < s->nr_memory; m++) {
 			const struct sweep_size *z = &s->memory[m];
 			uint64_t bytes = size_bytes(z, ti);
-			if (bytes == 0 && !z->is_none) {
+			if (bytes == 0 && !z->is_none && !z->is_captured) {
 				snprintf(err, errlen, "%s: memory-limit: %g%% of %s's %" PRIu64
 					 " pages is no page at all", s->file, z->pct, ti->name, ti->pages);
 				goto fail;
@@ -151,11 +196,13 @@ int sweep_expand(const struct sweep_spec *s, const struct policy_list *policies,
 			for (size_t p = 0; p < np; p++) {
 				const struct policy_desc *pd = s->nr_policies
 					? policy_list_find(policies, s->policies[p]) : &policies->p[p];
-				if (expand_policy(s, pd, plan, base, err, errlen) != 0)
+				if (expand_policy(s, pd, swappiness, ns, plan, base, err, errlen) != 0)
 					goto fail;
 			}
 		}
 	}
+	free(swappiness);
+	swappiness = NULL;
 	/* The same run twice (two percentages that round to one size) would
 	 * be one result counted twice in the statistics. */
 	const struct sweep_run **sorted = malloc((plan->nr_runs + 1) * sizeof(*sorted));
@@ -177,6 +224,7 @@ int sweep_expand(const struct sweep_spec *s, const struct policy_list *policies,
 	free(sorted);
 	return 0;
 fail:
+	free(swappiness);
 	sweep_plan_free(plan);
 	return -1;
 }
@@ -200,9 +248,12 @@ void sweep_path(const char *sub, const struct sweep_run *r, char *buf, size_t le
 
 /* ---- plan.tsv ----------------------------------------------------------- */
 
-static const char plan_header[] =
-	"id\ttrace\ttrace_hash\tpages\tpage_size\tpolicy\tkernel\tswappiness\tmemory_limit\t"
-	"node_memory\tswap\tseed\tevents\ttimeline\n";
+/* The plan before trace sets had no set column: such a plan is read as
+ * one whose every trace is its own set. */
+#define PLAN_HEADER_1 "id\ttrace\ttrace_hash\tpages\tpage_size\tpolicy\tkernel\tswappiness\t" \
+	"memory_limit\tnode_memory\tswap\tseed\tevents\ttimeline"
+static const char plan_header[] = PLAN_HEADER_1 "\tset\n";
+static const char plan_header_1[] = PLAN_HEADER_1 "\n";
 
 static void dash_or_u64(FILE *f, int have, uint64_t v)
 {
@@ -230,7 +281,7 @@ int sweep_plan_write(const char *dir, const struct sweep_plan *plan, char *err, 
 		dash_or_u64(af.fp, r->node_memory != 0, r->node_memory);
 		fprintf(af.fp, "\t%s", r->swap[0] ? r->swap : "-");
 		dash_or_u64(af.fp, r->seed >= 0, (uint64_t)r->seed);
-		fprintf(af.fp, "\t%d\t%d\n", r->events, r->timeline);
+		fprintf(af.fp, "\t%d\t%d\t%s\n", r->events, r->timeline, set_of(t));
 	}
 	return atomic_commit(&af, err, errlen);
 }
@@ -260,7 +311,7 @@ int sweep_plan_read(const char *dir, struct sweep_plan *plan, char *err, size_t 
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t n;
-	int lineno = 0, rc = 0;
+	int lineno = 0, rc = 0, nr_fields = 15;
 	while (rc == 0 && (n = getline(&line, &cap, f)) > 0) {
 		lineno++;
 		if (line[n - 1] != '\n') {
@@ -269,16 +320,18 @@ int sweep_plan_read(const char *dir, struct sweep_plan *plan, char *err, size_t 
 			break;
 		}
 		if (lineno == 1) {
-			if (strcmp(line, plan_header) != 0) {
+			if (strcmp(line, plan_header_1) == 0) {
+				nr_fields = 14;
+			} else if (strcmp(line, plan_header) != 0) {
 				snprintf(err, errlen, "%s: line 1: not a plan header", path);
 				rc = -1;
 			}
 			continue;
 		}
 		line[n - 1] = 0;
-		char *fld[14];
+		char *fld[16];
 		int nf = 0;
-		for (char *s = line, *tab; s && nf < 14; s = tab) {
+		for (char *s = line, *tab; s && nf < 16; s = tab) {
 			tab = strchr(s, '\t');
 			if (tab)
 				*tab++ = 0;
@@ -287,13 +340,15 @@ int sweep_plan_read(const char *dir, struct sweep_plan *plan, char *err, size_t 
 		struct sweep_run r = { 0 };
 		struct sweep_trace_info ti = { 0 };
 		uint64_t v;
-		int dash, bad = nf != 14 || strlen(fld[0]) != 16 || strlen(fld[1]) >= sizeof(ti.name) ||
+		int dash, bad = nf != nr_fields || strlen(fld[0]) != 16 || strlen(fld[1]) >= sizeof(ti.name) ||
+			(nf == 15 && (strlen(fld[14]) >= sizeof(ti.set) || !fld[14][0])) ||
 			strlen(fld[2]) != 32 || strlen(fld[5]) >= sizeof(r.policy) ||
 			strlen(fld[10]) >= sizeof(r.swap);
 		if (!bad) {
 			strcpy(r.id, fld[0]);
 			strcpy(ti.name, fld[1]);
 			strcpy(ti.hash, fld[2]);
+			strcpy(ti.set, nf == 15 ? fld[14] : fld[1]);
 			strcpy(r.policy, fld[5]);
 			if (strcmp(fld[10], "-") != 0)
 				strcpy(r.swap, fld[10]);

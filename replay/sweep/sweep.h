@@ -30,8 +30,13 @@
 
 struct sweep_trace_info {
 	char name[65];
+	char set[65];                  /* its trace set ("": its own name)    */
 	char hash[33];                 /* trace_hash of RESULTS.md            */
 	uint64_t pages, page_size;     /* distinct pages: the base of P%      */
+	/* What the capture ran under, from the .vmr's metadata (not in
+	 * plan.tsv: only expansion needs them). */
+	int has_swappiness, swappiness;
+	uint64_t captured_limit;       /* bytes; 0: no limit, or not known   */
 };
 
 struct sweep_run {

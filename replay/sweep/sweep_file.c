@@ -2,12 +2,14 @@
 #include "sweep_file.h"
 #include "cli.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <libgen.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* The swappiness values of the figures: both ends of the range and five
  * evenly spaced between them (about 35 apart), so a curve shows the
@@ -95,30 +97,166 @@ static int name_ok(const char *s)
 	return 1;
 }
 
-static int parse_trace(struct parser *p, struct sweep_spec *s, char **v, int nv, const char *dir)
+/* Appends a trace of PATH named NAME, in SET (NULL: its own). */
+static int add_trace(struct parser *p, struct sweep_spec *s, char *path, char *name, const char *set)
 {
-	if (nv < 1 || nv > 2)
-		return fail(p, "expected PATH [NAME], got %d values", nv);
-	if (too_many(p, s->nr_traces))
+	if (too_many(p, s->nr_traces)) {
+		free(path);
+		free(name);
 		return -1;
+	}
 	struct sweep_trace *t = push(&s->traces, &s->nr_traces, sizeof(*t));
-	if (!t)
+	if (!t) {
+		free(path);
+		free(name);
 		return fail(p, "out of memory");
+	}
 	t->line = p->line;
-	if (v[0][0] == '/' || !dir)
-		t->path = strdup(v[0]);
-	else if (asprintf(&t->path, "%s/%s", dir, v[0]) < 0)
-		t->path = NULL;
-	t->name = nv == 2 ? strdup(v[1]) : trace_name(v[0]);
-	if (!t->path || !t->name)
+	t->path = path;
+	t->name = name;
+	t->set = strdup(set ? set : name ? name : "");
+	if (!t->path || !t->name || !t->set)
 		return fail(p, "out of memory");
 	if (!name_ok(t->name))
 		return fail(p, "'%s' is not a usable trace name (letters, digits, '-', '_', '.', '+'; "
 			    "give one after the path)", t->name);
-	for (size_t i = 0; i + 1 < s->nr_traces; i++)
+	for (size_t i = 0; i + 1 < s->nr_traces; i++) {
 		if (strcmp(s->traces[i].name, t->name) == 0)
 			return fail(p, "two traces are named '%s' (line %d); name one after its path",
 				    t->name, s->traces[i].line);
+		/* A set's name labels its captures' results: a lone trace of
+		 * that name would join them as one more replicate. */
+		if (strcmp(s->traces[i].set, t->set) == 0 && s->traces[i].line != p->line)
+			return fail(p, "'%s' is named on line %d too: a trace set is given once, "
+				    "and not as a trace's name", t->set, s->traces[i].line);
+	}
+	return 0;
+}
+
+static char *resolve(const char *dir, const char *path)
+{
+	char *r = NULL;
+	if (path[0] == '/' || !dir)
+		return strdup(path);
+	return asprintf(&r, "%s/%s", dir, path) < 0 ? NULL : r;
+}
+
+static int parse_trace(struct parser *p, struct sweep_spec *s, char **v, int nv, const char *dir)
+{
+	if (nv < 1 || nv > 2)
+		return fail(p, "expected PATH [NAME], got %d values", nv);
+	return add_trace(p, s, resolve(dir, v[0]), nv == 2 ? strdup(v[1]) : trace_name(v[0]), NULL);
+}
+
+/* A capture as vmreplay capture and capture/ust-capture.sh lay it out
+ * (ctf/ inside), a CTF trace itself (metadata), or an ingested .vmr. */
+static int is_capture(const char *path, char **trace)
+{
+	struct stat st;
+	size_t l = strlen(path);
+	*trace = NULL;
+	if (stat(path, &st) != 0)
+		return 0;
+	if (S_ISREG(st.st_mode))
+		return l > 4 && strcmp(path + l - 4, ".vmr") == 0 && (*trace = strdup(path)) != NULL;
+	if (!S_ISDIR(st.st_mode))
+		return 0;
+	static const char *const inside[] = { "ctf", "metadata", "ust", "kernel" };
+	for (size_t i = 0; i < sizeof(inside) / sizeof(inside[0]); i++) {
+		char *sub;
+		if (asprintf(&sub, "%s/%s", path, inside[i]) < 0)
+			return 0;
+		int there = stat(sub, &st) == 0;
+		if (there && i == 0) {
+			*trace = sub;
+			return 1;
+		}
+		free(sub);
+		if (there)
+			return (*trace = strdup(path)) != NULL;
+	}
+	return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The captures of DIR: itself, or the captures directly inside it, sorted
+ * by name so that a sweep expands the same on every machine. */
+static int set_member(struct parser *p, struct sweep_spec *s, const char *set, const char *path)
+{
+	char *name = trace_name(path), *full;
+	if (!name)
+		return fail(p, "out of memory");
+	size_t l = strlen(set);
+	if (!(strncmp(name, set, l) == 0 && (name[l] == 0 || name[l] == '-' || name[l] == '_'))) {
+		if (asprintf(&full, "%s-%s", set, name) < 0)
+			full = NULL;
+		free(name);
+		name = full;
+	}
+	return add_trace(p, s, strdup(path), name, set);
+}
+
+static int parse_trace_set(struct parser *p, struct sweep_spec *s, char **v, int nv, const char *dir)
+{
+	if (nv < 2)
+		return fail(p, "expected NAME DIR..., got %d values", nv);
+	if (!name_ok(v[0]))
+		return fail(p, "'%s' is not a usable set name (letters, digits, '-', '_', '.', '+')", v[0]);
+	for (int i = 1; i < nv; i++) {
+		char *path = resolve(dir, v[i]), *trace;
+		if (!path)
+			return fail(p, "out of memory");
+		if (is_capture(path, &trace)) {
+			int rc = set_member(p, s, v[0], trace);
+			free(trace);
+			free(path);
+			if (rc)
+				return -1;
+			continue;
+		}
+		DIR *d = opendir(path);
+		if (!d) {
+			fail(p, "%s: %s", path, errno == ENOENT || errno == ENOTDIR
+			     ? "neither a capture nor a directory of captures" : strerror(errno));
+			free(path);
+			return -1;
+		}
+		char **found = NULL;
+		size_t nf = 0;
+		int rc = 0;
+		for (struct dirent *de; rc == 0 && (de = readdir(d));) {
+			char *sub;
+			if (de->d_name[0] == '.')
+				continue;
+			if (asprintf(&sub, "%s/%s", path, de->d_name) < 0)
+				rc = fail(p, "out of memory");
+			else if (is_capture(sub, &trace)) {
+				char **g = realloc(found, (nf + 1) * sizeof(*g));
+				if (!g)
+					rc = fail(p, "out of memory");
+				else
+					(found = g)[nf++] = trace;
+			}
+			free(sub);
+		}
+		closedir(d);
+		qsort(found, nf, sizeof(*found), cmp_str);
+		for (size_t k = 0; k < nf; k++) {
+			if (rc == 0)
+				rc = set_member(p, s, v[0], found[k]);
+			free(found[k]);
+		}
+		free(found);
+		if (rc == 0 && nf == 0)
+			rc = fail(p, "%s: neither a capture nor a directory of captures", path);
+		free(path);
+		if (rc)
+			return -1;
+	}
 	return 0;
 }
 
@@ -196,6 +334,8 @@ static int parse_sizes(struct parser *p, struct sweep_size **arr, size_t *n, int
 		size_t l = strlen(v[i]);
 		if (allow_none && strcmp(v[i], "none") == 0) {
 			z.is_none = 1;
+		} else if (allow_none && strcmp(v[i], "captured") == 0) {
+			z.is_captured = 1;
 		} else if (l > 1 && v[i][l - 1] == '%') {
 			char *end;
 			errno = 0;
@@ -209,6 +349,7 @@ static int parse_sizes(struct parser *p, struct sweep_size **arr, size_t *n, int
 		}
 		for (size_t j = 0; j < *n; j++)
 			if ((*arr)[j].is_pct == z.is_pct && (*arr)[j].is_none == z.is_none &&
+			    (*arr)[j].is_captured == z.is_captured &&
 			    (*arr)[j].bytes == z.bytes && (*arr)[j].pct == z.pct)
 				return fail(p, "%s is listed twice", v[i]);
 		if (too_many(p, *n))
@@ -342,6 +483,8 @@ int sweep_file_parse(const char *path, const char *text, struct sweep_spec *s,
 		int nv = nt - 1;
 		if (strcmp(p.key, "trace") == 0)
 			rc = parse_trace(&p, s, v, nv, dir);
+		else if (strcmp(p.key, "trace-set") == 0)
+			rc = parse_trace_set(&p, s, v, nv, dir);
 		else if (strcmp(p.key, "policy") == 0) {
 			rc = parse_policy(&p, s, v, nv);
 			if (!rc && !s->nr_policies)
@@ -364,16 +507,17 @@ int sweep_file_parse(const char *path, const char *text, struct sweep_spec *s,
 		else if (strcmp(p.key, "timeline") == 0)
 			rc = parse_flag(&p, &s->timeline, &seen_timeline, v, nv);
 		else
-			rc = fail(&p, "unknown key (trace, policy, swappiness, memory-limit, "
+			rc = fail(&p, "unknown key (trace, trace-set, policy, swappiness, memory-limit, "
 				  "node-memory, swap, seed, events, timeline)");
 	}
 	free(copy);
 	free(pathcopy);
 	p.key = NULL;
 	if (rc == 0 && s->nr_traces == 0)
-		rc = fail(&p, "no 'trace' line: a sweep needs at least one trace");
+		rc = fail(&p, "no 'trace' line: a sweep needs at least one trace (or a 'trace-set')");
 	if (rc == 0 && s->nr_memory == 0)
 		rc = fail(&p, "no 'memory-limit' line: a sweep needs at least one memory limit");
+	s->default_swappiness = !seen_swappiness;
 	for (size_t i = 0; rc == 0 && !seen_swappiness &&
 	     i < sizeof(default_swappiness) / sizeof(default_swappiness[0]); i++) {
 		int *slot = push(&s->swappiness, &s->nr_swappiness, sizeof(int));
@@ -425,6 +569,7 @@ void sweep_file_free(struct sweep_spec *s)
 	for (size_t i = 0; i < s->nr_traces; i++) {
 		free(s->traces[i].path);
 		free(s->traces[i].name);
+		free(s->traces[i].set);
 	}
 	free(s->traces);
 	for (size_t i = 0; i < s->nr_policies; i++)

@@ -9,14 +9,27 @@
  *                                file's directory; NAME labels it in tables
  *                                and figures (default: the directory's name,
  *                                or its parent's when it is called "ctf")
+ *   trace-set    NAME DIR…       repeated captures of one workload, the
+ *                                replicates of each of its cells: each DIR
+ *                                is a capture (a trace directory, its ctf/,
+ *                                or a .vmr) or a directory of them; every
+ *                                capture is a trace of the sweep named
+ *                                NAME-CAPTURE (CAPTURE alone when it starts
+ *                                with NAME), and tables and figures show
+ *                                the set as one trace, NAME
  *   policy       NAME… | all     default: all (vmreplay run --list-policies)
- *   swappiness   N…              0-200; default 1 36 71 106 141 176 200
- *   memory-limit SIZE… | P%… | none   required; P% is P percent of the
- *                                trace's distinct pages (so one sweep fits
- *                                traces of any size); fixed sizes round
- *                                down to whole pages, percentages up;
- *                                none: no memcg limit (kernel policies
- *                                only: pressure then comes from node-memory)
+ *   swappiness   N…              0-200; default 1 36 71 106 141 176 200 and
+ *                                the swappiness each trace (each capture of
+ *                                a set) was captured at
+ *   memory-limit SIZE… | P%… | none | captured   required; P% is P percent
+ *                                of the trace's distinct pages (so one
+ *                                sweep fits traces of any size); fixed
+ *                                sizes round down to whole pages,
+ *                                percentages up; none: no memcg limit
+ *                                (kernel policies only: pressure then comes
+ *                                from node-memory); captured: the limit the
+ *                                capture ran under (none if it had none),
+ *                                where the kernel's own counters compare
  *   node-memory  SIZE… | P%…     simulated RAM, like memory-limit; default:
  *                                the run's default
  *   swap         PRESET…         swap presets; default: the run's default
@@ -38,6 +51,7 @@
 struct sweep_trace {
 	char *path;                    /* resolved against the file's directory */
 	char *name;
+	char *set;                     /* its trace set's name, or its own name */
 	int line;
 };
 
@@ -46,6 +60,7 @@ struct sweep_size {
 	double pct;                    /* when is_pct               */
 	int is_pct;
 	int is_none;                   /* memory-limit none         */
+	int is_captured;               /* memory-limit captured     */
 };
 
 struct sweep_spec {
@@ -57,6 +72,7 @@ struct sweep_spec {
 	size_t nr_policies;
 	int *swappiness;
 	size_t nr_swappiness;
+	int default_swappiness;        /* no swappiness line: add the captured */
 	struct sweep_size *memory;
 	size_t nr_memory;
 	struct sweep_size *node_memory;
