@@ -15,18 +15,27 @@ static const char usage[] =
 	"usage: vmreplay stats [options] DIR...\n"
 	"\n"
 	"Gathers the results of the sweep in DIR (or split over several DIRs)\n"
-	"and, per trace, memory limit, policy, swappiness and metric (every\n"
-	"vmstat counter and the derived ones): n, mean, standard deviation and\n"
-	"confidence interval over the\n"
-	"seeds; Welch's t-test of each policy against its baseline (X+patch vs X,\n"
-	"mglru vs classic), Holm's correction over the whole sweep, Cohen's d.\n"
+	"and, per trace (or trace set), memory limit, policy, swappiness and\n"
+	"metric (every vmstat counter and the derived ones): n, mean, standard\n"
+	"deviation and confidence interval over the replicates (the captures of\n"
+	"a trace set, each the mean of its seeds; else the seeds); each policy\n"
+	"tested against its baseline (X+patch vs X, mglru vs classic): paired t\n"
+	"and Wilcoxon's signed-rank test on the same captures, else Welch's\n"
+	"t-test; Cohen's d; Holm's correction over the headline metrics\n"
+	"(pgscan, pgsteal, workingset_refault, anon and file, and the outcome).\n"
 	"\n"
 	"  -f, --format FMT     tsv (default; for gnuplot), json, or the tables:\n"
 	"                       text, markdown, latex (booktabs)\n"
 	"  -o, --out FILE       write there (whole or not at all), not to stdout\n"
 	"  -O, --out-dir DIR2   write every form into DIR2: stats.tsv, stats.json,\n"
 	"                       tables.txt, tables.md, tables.tex\n"
-	"  -m, --metric NAME    tables of this metric only (repeatable)\n"
+	"  -m, --metric NAME    this metric only (repeatable; Holm's family is\n"
+	"                       then the metrics named; default tables: the\n"
+	"                       headline metrics)\n"
+	"  -t, --trace NAME     this trace or trace set only (repeatable)\n"
+	"  -p, --policy NAME    this policy and its baseline only (repeatable)\n"
+	"      --holm all       correct over every metric, not the headline ones\n"
+	"      --outcome NAME   the run's outcome in the family (default work_done)\n"
 	"      --conf LEVEL     confidence level of the intervals (default 0.95)\n"
 	"      --alpha A        significance after correction (default 0.05)\n"
 	"      --baseline P=B   test policy P against B (B = none: do not);\n"
@@ -42,6 +51,15 @@ static const char *const fmt_names[] = { "tsv", "json", "text", "markdown", "lat
 
 static void write_fmt(FILE *f, const struct stats *st, enum fmt fmt, char **metrics, size_t nm)
 {
+	/* The tables of the family unless told: a table per counter is a
+	 * book, not a paper. */
+	if (!nm && !st->all_metrics && fmt >= F_TEXT) {
+		static char *headline[16];
+		for (nm = 0; nm < stats_nr_headline; nm++)
+			headline[nm] = (char *)stats_headline[nm];
+		headline[nm++] = (char *)st->outcome;
+		metrics = headline;
+	}
 	switch (fmt) {
 	case F_TSV: stats_write_tsv(f, st); break;
 	case F_JSON: stats_write_json(f, st); break;
@@ -79,7 +97,7 @@ static int parse_prob(const char *s, double *out)
 
 int cmd_stats(int argc, char **argv)
 {
-	enum { OPT_CONF = 256, OPT_ALPHA, OPT_BASELINE, OPT_PARTIAL };
+	enum { OPT_CONF = 256, OPT_ALPHA, OPT_BASELINE, OPT_PARTIAL, OPT_HOLM, OPT_OUTCOME };
 	static const struct option opts[] = {
 		{ "format", required_argument, 0, 'f' },
 		{ "out", required_argument, 0, 'o' },
@@ -89,6 +107,10 @@ int cmd_stats(int argc, char **argv)
 		{ "alpha", required_argument, 0, OPT_ALPHA },
 		{ "baseline", required_argument, 0, OPT_BASELINE },
 		{ "partial", no_argument, 0, OPT_PARTIAL },
+		{ "trace", required_argument, 0, 't' },
+		{ "policy", required_argument, 0, 'p' },
+		{ "holm", required_argument, 0, OPT_HOLM },
+		{ "outcome", required_argument, 0, OPT_OUTCOME },
 		{ "help", no_argument, 0, 'h' },
 		{ 0, 0, 0, 0 }
 	};
@@ -97,11 +119,16 @@ int cmd_stats(int argc, char **argv)
 	enum fmt fmt = F_TSV;
 	const char *out = "-", *out_dir = NULL;
 	char **metrics = calloc(argc + 1, sizeof(*metrics));
-	size_t nm = 0;
+	char **traces = calloc(argc + 1, sizeof(*traces)), **policies = calloc(argc + 1, sizeof(*policies));
+	size_t nm = 0, nt = 0, np = 0;
 	int c, rc = EXIT_USAGE;
-	if (!metrics)
+	if (!metrics || !traces || !policies) {
+		free(metrics);
+		free(traces);
+		free(policies);
 		return cli_error(EXIT_FAIL, "stats", "out of memory");
-	while ((c = getopt_long(argc, argv, "f:o:O:m:h", opts, NULL)) != -1) {
+	}
+	while ((c = getopt_long(argc, argv, "f:o:O:m:t:p:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'f': {
 			size_t i;
@@ -119,6 +146,16 @@ int cmd_stats(int argc, char **argv)
 		case 'o': out = optarg; break;
 		case 'O': out_dir = optarg; break;
 		case 'm': metrics[nm++] = optarg; break;
+		case 't': traces[nt++] = optarg; break;
+		case 'p': policies[np++] = optarg; break;
+		case OPT_HOLM:
+			if (strcmp(optarg, "all") && strcmp(optarg, "headline")) {
+				cli_error(EXIT_USAGE, "stats", "--holm: '%s' is not all or headline", optarg);
+				goto out;
+			}
+			so.all_metrics = strcmp(optarg, "all") == 0;
+			break;
+		case OPT_OUTCOME: so.outcome = optarg; break;
 		case OPT_CONF:
 			if (parse_prob(optarg, &so.conf_level) != 0) {
 				cli_error(EXIT_USAGE, "stats", "--conf: '%s' is not a level in (0, 1)", optarg);
@@ -146,6 +183,12 @@ int cmd_stats(int argc, char **argv)
 		fputs(usage, stderr);
 		goto out;
 	}
+	so.traces = traces;
+	so.nr_traces = nt;
+	so.policies = policies;
+	so.nr_policies = np;
+	so.metrics = metrics;
+	so.nr_metrics = nm;
 	struct stats st;
 	char err[8192];
 	if (stats_gather(argv + optind, (size_t)(argc - optind), &so, &st, err, sizeof(err)) != 0) {
@@ -159,6 +202,23 @@ int cmd_stats(int argc, char **argv)
 		if (j == st.nr_metrics) {
 			rc = cli_error(EXIT_USAGE, "stats", "--metric: no result of %s has '%s'",
 				       argv[optind], metrics[i]);
+			stats_free(&st);
+			goto out;
+		}
+	}
+	/* A filter that matches nothing is a typo, not an empty table. */
+	for (size_t i = 0; i < nt + np; i++) {
+		const char *want = i < nt ? traces[i] : policies[i - nt];
+		size_t g;
+		for (g = 0; g < st.nr_groups; g++)
+			if (strcmp(i < nt ? st.groups[g].trace : st.groups[g].policy, want) == 0)
+				break;
+		for (size_t k = 0; i < nt && g == st.nr_groups && k < st.nr_captures; k++)
+			if (strcmp(st.captures[k], want) == 0)
+				g = 0;
+		if (g == st.nr_groups) {
+			rc = cli_error(EXIT_USAGE, "stats", "--%s: no result of %s has '%s'",
+				       i < nt ? "trace" : "policy", argv[optind], want);
 			stats_free(&st);
 			goto out;
 		}
@@ -181,5 +241,7 @@ int cmd_stats(int argc, char **argv)
 out:
 	baseline_free(&rules);
 	free(metrics);
+	free(traces);
+	free(policies);
 	return rc;
 }
