@@ -16,10 +16,11 @@ static const char usage[] =
 	"usage: vmreplay plot [options] DIR...\n"
 	"\n"
 	"Draws the figures of the sweep in DIR (or split over several DIRs) with\n"
-	"gnuplot: each metric versus\n"
-	"swappiness (one curve per policy, confidence intervals, a * where a\n"
-	"policy differs from its baseline after Holm's correction) and their\n"
-	"six-panel overview; CDFs of pages scanned and latency per reclaim\n"
+	"gnuplot: each metric versus swappiness (one panel per policy against\n"
+	"its baseline, y from 0, confidence intervals, a * where a policy\n"
+	"differs from its baseline after Holm's correction, the captured\n"
+	"kernel's own counters where the traces are captures) and an overview\n"
+	"of them for the base policies; CDFs of pages scanned and latency per reclaim\n"
 	"invocation and isolation/throttling time series where the sweep\n"
 	"recorded events and timelines; miss ratio versus memory for lru.\n"
 	"PDF, SVG, PNG and LaTeX (cairolatex), the data beside each, and\n"
@@ -29,6 +30,8 @@ static const char usage[] =
 	"  -m, --metric NAME    a metric versus swappiness (repeatable; default:\n"
 	"                       pgsteal_file pgsteal_anon pgscan_file pgscan_anon\n"
 	"                       workingset_refault_file workingset_refault_anon)\n"
+	"      --relative       each policy's change from its baseline (%), not\n"
+	"                       both from 0\n"
 	"      --at N           the swappiness of the CDFs and time series\n"
 	"                       (default: the swept value nearest 60)\n"
 	"  -j, --jobs N         gnuplot processes at once (default: online CPUs)\n"
@@ -54,7 +57,7 @@ static int find_scripts(char *buf, size_t len)
 
 int cmd_plot(int argc, char **argv)
 {
-	enum { OPT_AT = 256, OPT_SCRIPTS, OPT_CONF, OPT_ALPHA, OPT_PARTIAL };
+	enum { OPT_AT = 256, OPT_SCRIPTS, OPT_CONF, OPT_ALPHA, OPT_PARTIAL, OPT_RELATIVE };
 	static const struct option opts[] = {
 		{ "out", required_argument, 0, 'o' },
 		{ "metric", required_argument, 0, 'm' },
@@ -64,6 +67,7 @@ int cmd_plot(int argc, char **argv)
 		{ "conf", required_argument, 0, OPT_CONF },
 		{ "alpha", required_argument, 0, OPT_ALPHA },
 		{ "partial", no_argument, 0, OPT_PARTIAL },
+		{ "relative", no_argument, 0, OPT_RELATIVE },
 		{ "help", no_argument, 0, 'h' },
 		{ 0, 0, 0, 0 }
 	};
@@ -109,6 +113,7 @@ int cmd_plot(int argc, char **argv)
 			break;
 		}
 		case OPT_PARTIAL: so.partial = 1; break;
+		case OPT_RELATIVE: po.relative = 1; break;
 		case 'h': fputs(usage, stdout); rc = EXIT_OK; goto out;
 		default: fputs(usage, stderr); goto out;
 		}

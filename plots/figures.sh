@@ -8,11 +8,17 @@
 #
 #   reference policies (no swappiness: lru)  13 memory sizes, 5% to 110% of
 #       each trace's distinct pages → the miss-ratio curve
-#   kernel policies (swappiness: classic, …)  the seven swappiness values x
-#       5 seeds at a memory limit of half the trace's pages, recording per-reclaim events (every
+#   kernel policies (swappiness: classic, …)  the seven swappiness values
+#       and the one each trace was captured at x 5 seeds at a memory limit
+#       of half the trace's pages, recording per-reclaim events (every
 #       seed: the CDFs pool them) and isolation timelines (first seed: the
 #       time series shows one run) → metric-vs-swappiness figures, CDFs,
-#       time series
+#       time series; replicates are seeds (the simulator's noise)
+#   the real sessions captured more than once (traces/WORKLOAD-swN, one
+#       capture per swappiness N): one trace set per workload, its
+#       captures the replicates (3 seeds each), at the limit they were
+#       captured under, so the kernel's own counters are drawn beside the
+#       replays and the tests pair the captures
 #   the same with no memory limit on a machine with 40% of the trace's
 #       pages as RAM: node pressure, kswapd and direct reclaim, the case
 #       the over-reclaim RFC (classic+early-exit) changes; memcg limit
@@ -33,6 +39,14 @@ start=$(date +%s)
 traces=()
 for d in traces/*/ctf; do [ -d "$d" ] && traces+=("$d"); done
 [ ${#traces[@]} -gt 0 ] || { say "no bundled traces under traces/*/ctf"; exit 1; }
+# Workloads captured more than once (WORKLOAD-swN): their trace sets.
+sets=$(for d in "${traces[@]}"; do n=${d%/ctf}; n=${n##*/}; [[ $n =~ -sw[0-9]+$ ]] && echo "${n%-sw*}"; done |
+       sort | uniq -d | tr '\n' ' ')
+single=()
+for d in "${traces[@]}"; do
+    n=${d%/ctf}; n=${n##*/}
+    [[ $n =~ -sw[0-9]+$ ]] && [[ " $sets " == *" ${n%-sw*} "* ]] || single+=("$d")
+done
 
 policies=$("$vmr" run --list-policies)
 reference=$(awk -F'\t' '$2 == "no" { printf "%s ", $1 }' <<<"$policies")
@@ -50,6 +64,7 @@ write_sweep() {
     {
         echo "# written by plots/figures.sh"
         for t in "${sweep_traces[@]}"; do echo "trace $root/$t"; done
+        for w in ${sweep_sets:-}; do echo "trace-set $w $(printf "%s " "$root"/traces/"$w"-sw*)"; done
         echo "policy $pols"
         echo "memory-limit $limits"
         for line in "$@"; do echo "$line"; done
@@ -68,10 +83,19 @@ if [ -n "$kernel" ]; then
     # One limit, half of each trace's footprint: steady reclaim in every
     # trace, and a job that stays within minutes on two cores as traces
     # and policies are added (more limits: a sweep file of your own).
+    sweep_traces=("${single[@]}")
     write_sweep "$sweeps/kernel.sweep" "$kernel" "50%" \
-        "swappiness 1 36 71 106 141 176 200" "seed 1-5" "events yes" "timeline first-seed"
+        "seed 1-5" "events yes" "timeline first-seed"
     "$vmr" sweep -d "$sweeps/kernel" "$sweeps/kernel.sweep"
     dirs+=("$sweeps/kernel")
+    if [ -n "$sets" ]; then
+        sweep_traces=() sweep_sets=$sets
+        write_sweep "$sweeps/captures.sweep" "$kernel" "captured" \
+            "seed 1-3" "events yes" "timeline first-seed"
+        "$vmr" sweep -d "$sweeps/captures" "$sweeps/captures.sweep"
+        dirs+=("$sweeps/captures")
+        sweep_sets=
+    fi
     # The machine's RAM must be at least 16 MiB (vmreplay run
     # --node-memory): the traces whose 40% is that much.
     sweep_traces=()
@@ -81,7 +105,7 @@ if [ -n "$kernel" ]; then
     done
     say "node pressure: ${#sweep_traces[@]} traces large enough for 40% to be 16 MiB of RAM"
     write_sweep "$sweeps/node.sweep" "$kernel" "none" "node-memory 40%" \
-        "swappiness 1 36 71 106 141 176 200" "seed 1-3" "events yes" "timeline first-seed"
+        "seed 1-3" "events yes" "timeline first-seed"
     "$vmr" sweep -d "$sweeps/node" "$sweeps/node.sweep"
     dirs+=("$sweeps/node")
 fi

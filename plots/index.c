@@ -44,6 +44,62 @@ static const char *const tables[][2] = {
 	{ "stats.json", "every statistic, JSON" },
 };
 
+/* "anon-storm-small" → "t-anon-storm-small": an HTML id. */
+static void anchor(FILE *f, const char *prefix, const char *s)
+{
+	fputs(prefix, f);
+	for (; *s; s++)
+		fputc((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+		      *s == '-' ? *s : '_', f);
+}
+
+/* The traces in the order their first figure appears ("" first: the
+ * figures of every trace, missratio). */
+static size_t traces_of(const struct figure_list *figs, const char **t, size_t max)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < figs->n + figs->no && n < max; i++) {
+		const char *x = i < figs->n ? figs->f[i].trace : figs->o[i - figs->n].trace;
+		size_t k;
+		for (k = 0; k < n && strcmp(t[k], x); k++)
+			;
+		if (k == n)
+			t[n++] = x;
+	}
+	return n;
+}
+
+static void figure_html(FILE *f, const struct figure *g)
+{
+	char lx[1200];
+	latex_stem(g->stem, lx, sizeof(lx));
+	/* A thumbnail of the PNG, loaded when scrolled to; the full figure
+	 * one click away: the page stays light however many there are. */
+	fputs("<figure>\n<a href=\"", f);
+	html(f, g->stem);
+	fputs(".png\"><img loading=\"lazy\" width=\"480\" src=\"", f);
+	html(f, g->stem);
+	fputs(".png\" alt=\"", f);
+	html(f, g->stem);
+	fputs("\"></a>\n<figcaption>", f);
+	html(f, g->caption);
+	fputs("<br><span class=\"links\">", f);
+	static const char *const ext[] = { "pdf", "svg", "png" };
+	for (int e = 0; e < 3; e++) {
+		fputs("<a href=\"", f);
+		html(f, g->stem);
+		fprintf(f, ".%s\">%s</a> · ", ext[e], ext[e]);
+	}
+	if (g->latex) {
+		fputs("<a href=\"", f);
+		html(f, lx);
+		fputs(".tex\">LaTeX</a> · ", f);
+	}
+	fputs("<a href=\"", f);
+	html(f, g->data);
+	fputs("\">data</a></span></figcaption>\n</figure>\n", f);
+}
+
 int plot_write_index(const char *out, const struct figure_list *figs, char *err, size_t errlen)
 {
 	char path[4200];
@@ -54,9 +110,11 @@ int plot_write_index(const char *out, const struct figure_list *figs, char *err,
 	FILE *f = af.fp;
 	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
 	      "<title>vmreplay figures</title>\n<style>\n"
-	      "body { font-family: sans-serif; max-width: 60em; margin: 2em auto; padding: 0 1em; }\n"
-	      "figure { margin: 2em 0; } img { max-width: 100%; border: 1px solid #ddd; }\n"
-	      "figcaption { margin-top: .5em; } .links { font-size: .9em; color: #555; }\n"
+	      "body { font-family: sans-serif; max-width: 64em; margin: 2em auto; padding: 0 1em; }\n"
+	      "figure { display: inline-block; vertical-align: top; width: 480px; margin: 1em 1em 1em 0; }\n"
+	      "img { max-width: 100%; height: auto; border: 1px solid #ddd; }\n"
+	      "figcaption { margin-top: .5em; font-size: .85em; } .links { color: #555; }\n"
+	      ".omitted { color: #555; font-size: .9em; }\n"
 	      "</style>\n</head>\n<body>\n<h1>vmreplay figures</h1>\n", f);
 	int any = 0;
 	for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++)
@@ -68,32 +126,51 @@ int plot_write_index(const char *out, const struct figure_list *figs, char *err,
 		}
 	if (any)
 		fputs("</ul>\n", f);
-	fprintf(f, "<h2>Figures (%zu)</h2>\n", figs->n);
-	for (size_t i = 0; i < figs->n; i++) {
-		const struct figure *g = &figs->f[i];
-		char lx[600];
-		latex_stem(g->stem, lx, sizeof(lx));
-		fputs("<figure>\n<img src=\"", f);
-		html(f, g->stem);
-		fputs(".svg\" alt=\"", f);
-		html(f, g->stem);
-		fputs("\">\n<figcaption>", f);
-		html(f, g->caption);
-		fputs("<br><span class=\"links\">", f);
-		static const char *const ext[] = { "pdf", "svg", "png" };
-		for (int e = 0; e < 3; e++) {
-			fputs("<a href=\"", f);
-			html(f, g->stem);
-			fprintf(f, ".%s\">%s</a> · ", ext[e], ext[e]);
+	const char *tr[1024];
+	size_t nt = traces_of(figs, tr, 1024);
+	fprintf(f, "<h2>Contents (%zu figures)</h2>\n<ul>\n", figs->n);
+	for (size_t t = 0; t < nt; t++) {
+		size_t n = 0;
+		for (size_t i = 0; i < figs->n; i++)
+			n += strcmp(figs->f[i].trace, tr[t]) == 0;
+		fputs("<li><a href=\"#", f);
+		anchor(f, "t-", tr[t]);
+		fputs("\">", f);
+		html(f, tr[t][0] ? tr[t] : "every trace");
+		fprintf(f, "</a> (%zu)</li>\n", n);
+	}
+	fputs("</ul>\n", f);
+	for (size_t t = 0; t < nt; t++) {
+		fputs("<h2 id=\"", f);
+		anchor(f, "t-", tr[t]);
+		fputs("\">", f);
+		html(f, tr[t][0] ? tr[t] : "Every trace");
+		fputs("</h2>\n", f);
+		const char *cond = NULL;
+		for (size_t i = 0; i < figs->n; i++) {
+			const struct figure *g = &figs->f[i];
+			if (strcmp(g->trace, tr[t]))
+				continue;
+			if (g->cond[0] && (!cond || strcmp(cond, g->cond))) {
+				cond = g->cond;
+				fputs("<h3>", f);
+				html(f, cond);
+				fputs("</h3>\n", f);
+				/* What this condition has no figure of, and why. */
+				int first = 1;
+				for (size_t k = 0; k < figs->no; k++) {
+					const struct omitted *o = &figs->o[k];
+					if (strcmp(o->trace, tr[t]) || strcmp(o->cond, cond))
+						continue;
+					fputs(first ? "<p class=\"omitted\">No figure (0 in every run): " : ", ", f);
+					html(f, o->metric);
+					first = 0;
+				}
+				if (!first)
+					fputs(".</p>\n", f);
+			}
+			figure_html(f, g);
 		}
-		if (g->latex) {
-			fputs("<a href=\"", f);
-			html(f, lx);
-			fputs(".tex\">LaTeX</a> · ", f);
-		}
-		fputs("<a href=\"", f);
-		html(f, g->data);
-		fputs("\">data</a></span></figcaption>\n</figure>\n", f);
 	}
 	fputs("</body>\n</html>\n", f);
 	if (atomic_commit_nosync(&af, err, errlen) != 0)
@@ -106,9 +183,10 @@ int plot_write_index(const char *out, const struct figure_list *figs, char *err,
 	fputs("# vmreplay figures\n\n"
 	      "Written by `vmreplay plot`. Every figure comes as PDF (fonts embedded), SVG (text as\n"
 	      "outlines), PNG, and a LaTeX variant (`latex/NAME.tex` with `latex/NAME.pdf`; use\n"
-	      "`\\input{NAME.tex}` with graphicx, so the text is set in the document's font). The\n"
-	      "data each figure was drawn from is beside it. Colours are the Okabe-Ito palette;\n"
-	      "a policy has the same colour in every figure. `index.html` shows them all.\n\n", f);
+	      "`\\input{NAME.tex}` from that folder, or `\\import{PATH/latex/}{NAME.tex}` (package\n"
+	      "import) from anywhere, with graphicx and color, so the text is set in the document's\n"
+	      "font). The data each figure was drawn from is beside it. Colours are the Okabe-Ito\n"
+	      "palette; a policy has the same colour in every figure. `index.html` shows them all.\n\n", f);
 	any = 0;
 	for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++)
 		if (exists(out, tables[i][0])) {
@@ -118,10 +196,16 @@ int plot_write_index(const char *out, const struct figure_list *figs, char *err,
 		}
 	if (any)
 		fputc('\n', f);
+	if (figs->no) {
+		fputs("## No figure (0 in every run)\n\n", f);
+		for (size_t k = 0; k < figs->no; k++)
+			fprintf(f, "* %s, %s: %s\n", figs->o[k].trace, figs->o[k].cond, figs->o[k].metric);
+		fputc('\n', f);
+	}
 	fprintf(f, "## Figures (%zu)\n\n", figs->n);
 	for (size_t i = 0; i < figs->n; i++) {
 		const struct figure *g = &figs->f[i];
-		char lx[600];
+		char lx[1200];
 		latex_stem(g->stem, lx, sizeof(lx));
 		fprintf(f, "* **%s** — %s [pdf](%s.pdf) · [svg](%s.svg) · [png](%s.png)", g->stem,
 			g->caption, g->stem, g->stem, g->stem);

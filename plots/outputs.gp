@@ -1,4 +1,4 @@
-# outputs.gp — draws @plotcmd as PDF, SVG, PNG and (with latexprefix) the
+# outputs.gp — draws @plotcmd as PDF, SVG, PNG and (with latexdir) the
 # cairolatex pair; see style.gp.  Loaded by the figure scripts.
 
 latex = 0
@@ -22,11 +22,14 @@ set output outprefix . ".png"
 @plotcmd
 unset output
 
-if (exists("latexprefix")) {
+if (exists("latexdir")) {
     latex = 1
     set terminal cairolatex pdf input colortext color size width, height
-    set output latexprefix . ".tex"
+    pwd0 = GPVAL_PWD
+    cd latexdir
+    set output latexname . ".tex"
     @plotcmd
     unset output
+    cd pwd0
     latex = 0
 }

@@ -1,11 +1,14 @@
 /* plot.c — write a sweep's figure data and draw it with gnuplot (plot.h). */
 #include "plot.h"
 #include "atomic.h"
+#include "kernel_points.h"
 #include "sweep/sweep.h"
 #include "table.h"
+#include "units.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
@@ -50,7 +53,7 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
 }
 
 static int add_figure(struct figure_list *l, const char *stem, const char *data, int latex,
-		      const char *caption)
+		      const char *caption, const char *trace, const char *cond)
 {
 	struct figure *g = realloc(l->f, (l->n + 1) * sizeof(*g));
 	if (!g)
@@ -60,12 +63,28 @@ static int add_figure(struct figure_list *l, const char *stem, const char *data,
 	snprintf(f->stem, sizeof(f->stem), "%s", stem);
 	snprintf(f->data, sizeof(f->data), "%s", data);
 	snprintf(f->caption, sizeof(f->caption), "%s", caption);
+	snprintf(f->trace, sizeof(f->trace), "%s", trace);
+	snprintf(f->cond, sizeof(f->cond), "%s", cond);
 	f->latex = latex;
+	return 0;
+}
+
+static int add_omitted(struct figure_list *l, const char *trace, const char *cond, const char *metric)
+{
+	struct omitted *g = realloc(l->o, (l->no + 1) * sizeof(*g));
+	if (!g)
+		return -1;
+	l->o = g;
+	struct omitted *o = &l->o[l->no++];
+	snprintf(o->trace, sizeof(o->trace), "%s", trace);
+	snprintf(o->cond, sizeof(o->cond), "%s", cond);
+	snprintf(o->metric, sizeof(o->metric), "%s", metric);
 	return 0;
 }
 
 void figure_list_free(struct figure_list *l)
 {
+	free(l->o);
 	free(l->f);
 	memset(l, 0, sizeof(*l));
 }
@@ -77,8 +96,10 @@ struct job {
 	char *vars;                    /* the -e text                        */
 	char stem[1024];               /* relative to out                    */
 	char data[1024];
-	char caption[1024];
+	char caption[1536];
+	char trace[65], cond[512];
 	int latex;
+	char stage[4200];              /* where gnuplot draws it: OUT/.stage/N */
 };
 
 struct jobs {
@@ -98,6 +119,37 @@ static struct job *new_job(struct jobs *js, const char *script)
 	return j;
 }
 
+static const char *base_name(const char *stem)
+{
+	const char *slash = strrchr(stem, '/');
+	return slash ? slash + 1 : stem;
+}
+
+/* The variables every job passes: where it draws (its staging folder,
+ * absolute, as the LaTeX pass changes directory), then VARS. */
+static int job_vars(struct job *j, const char *out, size_t index, int latex, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+static int job_vars(struct job *j, const char *out, size_t index, int latex, const char *fmt, ...)
+{
+	char *rest;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vasprintf(&rest, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return -1;
+	snprintf(j->stage, sizeof(j->stage), "%s/.stage/%zu", out, index);
+	const char *name = base_name(j->stem);
+	j->latex = latex;
+	if (latex)
+		n = asprintf(&j->vars, "outprefix='%s/%s'; latexdir='%s/latex'; latexname='%s'; %s",
+			     j->stage, name, j->stage, name, rest);
+	else
+		n = asprintf(&j->vars, "outprefix='%s/%s'; %s", j->stage, name, rest);
+	free(rest);
+	return n < 0 ? -1 : 0;
+}
+
 static void free_jobs(struct jobs *js)
 {
 	for (size_t i = 0; i < js->n; i++)
@@ -115,8 +167,8 @@ static int nonempty(const char *path)
  * is quoted if it fails.  gnuplot reports errors on stderr and a
  * non-zero status, but only warns (status 0) about a plot with no data,
  * so the outputs are checked too. */
-static int run_jobs(struct jobs *js, const struct plot_opts *o, struct figure_list *figs,
-		    char *err, size_t errlen)
+static int run_jobs(struct jobs *js, const struct plot_opts *o, const char *out,
+		    struct figure_list *figs, char *err, size_t errlen)
 {
 	size_t next = 0, running = 0, failed = 0;
 	pid_t *pids = calloc(js->n + 1, sizeof(*pids));
@@ -125,9 +177,14 @@ static int run_jobs(struct jobs *js, const struct plot_opts *o, struct figure_li
 	while (next < js->n || running) {
 		while (running < (o->jobs ? o->jobs : 1) && next < js->n && !failed) {
 			struct job *j = &js->j[next];
-			char script[4200], log[4200];
+			char script[4200], log[4400];
 			snprintf(script, sizeof(script), "%s/%s", o->scripts, j->script);
-			snprintf(log, sizeof(log), "%s/%s.log", o->out, j->stem);
+			snprintf(log, sizeof(log), "%s/gnuplot.log", j->stage);
+			char latexdir[4300];
+			snprintf(latexdir, sizeof(latexdir), "%s/latex", j->stage);
+			if (mkdir_p(latexdir) != 0)
+				return free(pids), fail(err, errlen, "%s: cannot create: %s", latexdir,
+							strerror(errno));
 			pid_t pid = fork();
 			if (pid < 0)
 				return free(pids), fail(err, errlen, "fork: %s", strerror(errno));
@@ -157,15 +214,39 @@ static int run_jobs(struct jobs *js, const struct plot_opts *o, struct figure_li
 			continue;
 		running--;
 		struct job *j = &js->j[i];
-		char path[4200], log[4200];
-		snprintf(log, sizeof(log), "%s/%s.log", o->out, j->stem);
+		char log[4400], keep[4400];
+		snprintf(log, sizeof(log), "%s/gnuplot.log", j->stage);
+		snprintf(keep, sizeof(keep), "%s/%s.log", out, j->stem);
 		int ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
-		static const char *const ext[] = { ".pdf", ".svg", ".png" };
-		for (int e = 0; e < 3 && ok; e++) {
-			snprintf(path, sizeof(path), "%s/%s%s", o->out, j->stem, ext[e]);
-			ok = nonempty(path);
+		/* Every output whole, then moved into place: a crash or a
+		 * warning-only failure leaves the previous figure, never an
+		 * empty one. */
+		static const char *const ext[] = { ".pdf", ".svg", ".png", ".tex", ".pdf" };
+		const char *name = base_name(j->stem);
+		char from[5][5400], to[5][5400], dir[1100];
+		snprintf(dir, sizeof(dir), "%.*s", (int)(name - j->stem), j->stem);
+		int nout = j->latex ? 5 : 3;
+		for (int e = 0; e < nout; e++) {
+			snprintf(from[e], sizeof(from[e]), "%s/%s%s%s", j->stage, e >= 3 ? "latex/" : "",
+				 name, ext[e]);
+			snprintf(to[e], sizeof(to[e]), "%s/%s%s%s%s", out, dir, e >= 3 ? "latex/" : "",
+				 name, ext[e]);
+			ok = ok && nonempty(from[e]);
 		}
+		for (int e = 0; e < nout && ok; e++)
+			if (rename(from[e], to[e]) != 0)
+				ok = 0;
+		if (!ok)
+			rename(log, keep);
+		for (int e = 0; e < nout; e++)
+			unlink(from[e]);
+		unlink(log);
+		char latexdir[4300];
+		snprintf(latexdir, sizeof(latexdir), "%s/latex", j->stage);
+		rmdir(latexdir);
+		rmdir(j->stage);
 		if (!ok) {
+			snprintf(log, sizeof(log), "%s", keep);
 			if (!failed++) {
 				char line[512] = "";
 				FILE *f = fopen(log, "r");
@@ -180,13 +261,16 @@ static int run_jobs(struct jobs *js, const struct plot_opts *o, struct figure_li
 			}
 			continue;
 		}
-		unlink(log);
+		unlink(keep);
 		pids[i] = -1;          /* done and good */
 	}
+	char stage[4200];
+	snprintf(stage, sizeof(stage), "%s/.stage", out);
+	rmdir(stage);
 	/* Listed in the order they were planned, not the order they ended. */
 	for (size_t i = 0; i < js->n && !failed; i++)
 		if (pids[i] == -1 && add_figure(figs, js->j[i].stem, js->j[i].data, js->j[i].latex,
-						js->j[i].caption) != 0)
+						js->j[i].caption, js->j[i].trace, js->j[i].cond) != 0)
 			failed = (size_t)(fail(err, errlen, "out of memory") != 0);
 	free(pids);
 	return failed ? -1 : 0;
@@ -262,11 +346,20 @@ static int cmp_row_swappiness(const void *a, const void *b, void *arg)
 	return (x > y) - (x < y);
 }
 
-/* Writes a swappiness.gp data file of metric M in the condition of C;
- * the policies it holds, in block order, into POLS (names) and COLS. */
+/* What a metric's data file holds, for its figure. */
+struct metric_data {
+	char pols[2048], cols[512];    /* the policies, in block order, and colours */
+	const char *block[256];
+	size_t nr_blocks;
+	size_t npoints;                /* the most points of a curve        */
+	double max;                    /* the largest value drawn           */
+	int nonzero;                   /* some mean is not 0                */
+};
+
+/* Writes a swappiness.gp data file of metric M in the condition of C. */
 static int write_metric_data(const struct stats *st, const struct stats_group *c, size_t m,
-			     const struct policies *all, const char *path, char *pols, size_t plen,
-			     char *cols, size_t clen, char *err, size_t errlen)
+			     const struct policies *all, const char *path, struct metric_data *md,
+			     char *err, size_t errlen)
 {
 	struct atomic_file af;
 	if (atomic_open(&af, path, err, errlen) != 0)
@@ -277,10 +370,9 @@ static int write_metric_data(const struct stats *st, const struct stats_group *c
 		return fail(err, errlen, "out of memory");
 	}
 	fprintf(af.fp, "# %s versus swappiness; one block per policy\n"
-		"# swappiness\tmean\tci_low\tci_high\tn\tsd\tsignificant\tp_holm\tpolicy\tbaseline\n",
-		st->metrics[m]);
-	pols[0] = cols[0] = 0;
-	size_t blocks = 0;
+		"# swappiness\tmean\tci_low\tci_high\tn\tsd\tsignificant\tp_holm\tpolicy\tbaseline\t"
+		"change_pct\tchange_ci_low_pct\tchange_ci_high_pct\n", st->metrics[m]);
+	memset(md, 0, sizeof(*md));
 	for (size_t p = 0; p < all->n; p++) {
 		size_t nr = 0;
 		for (size_t i = 0; i < st->nr_rows; i++) {
@@ -293,25 +385,39 @@ static int write_metric_data(const struct stats *st, const struct stats_group *c
 		if (!nr)
 			continue;
 		qsort_r(rows, nr, sizeof(*rows), cmp_row_swappiness, (void *)st);
-		if (blocks++)
+		if (md->nr_blocks)
 			fputs("\n\n", af.fp);
+		md->block[md->nr_blocks++] = all->name[p];
+		md->npoints = nr > md->npoints ? nr : md->npoints;
 		for (size_t i = 0; i < nr; i++) {
 			const struct stats_row *r = rows[i];
 			/* n = 1: no interval; a zero-length bar, not a gap. */
 			double lo = isnan(r->ci_low) ? r->mean : r->ci_low;
 			double hi = isnan(r->ci_high) ? r->mean : r->ci_high;
-			fprintf(af.fp, "%d\t%.17g\t%.17g\t%.17g\t%zu\t%.17g\t%d\t%.17g\t%s\t%s\n",
+			double bm = r->base >= 0 ? fabs(st->rows[r->base].mean) : NAN;
+			double pct = 100 * r->rel_diff, plo = bm > 0 ? 100 * r->diff_lo / bm : NAN,
+			       phi = bm > 0 ? 100 * r->diff_hi / bm : NAN;
+			if (isnan(plo))
+				plo = phi = pct;
+			fprintf(af.fp, "%d\t%.17g\t%.17g\t%.17g\t%zu\t%.17g\t%d\t%.17g\t%s\t%s",
 				st->groups[r->group].swappiness, r->mean, lo, hi, r->n, r->sd,
 				r->significant, r->p_holm, all->name[p],
 				r->base >= 0 ? st->groups[st->rows[r->base].group].policy : "-");
+			/* gnuplot reads "NaN" as a missing point */
+			const double ch[3] = { pct, plo, phi };
+			for (int k = 0; k < 3; k++)
+				fprintf(af.fp, isfinite(ch[k]) ? "\t%.10g" : "\tNaN", ch[k]);
+			fputc('\n', af.fp);
+			md->nonzero |= r->mean != 0;
+			md->max = fmax(md->max, fmax(hi, r->mean));
 		}
-		snprintf(pols + strlen(pols), plen - strlen(pols), "%s%s", blocks > 1 ? " " : "",
-			 all->name[p]);
-		snprintf(cols + strlen(cols), clen - strlen(cols), "%s%zu", blocks > 1 ? " " : "",
-			 policy_colour(all, all->name[p]));
+		snprintf(md->pols + strlen(md->pols), sizeof(md->pols) - strlen(md->pols), "%s%s",
+			 md->nr_blocks > 1 ? " " : "", all->name[p]);
+		snprintf(md->cols + strlen(md->cols), sizeof(md->cols) - strlen(md->cols), "%s%zu",
+			 md->nr_blocks > 1 ? " " : "", policy_colour(all, all->name[p]));
 	}
 	free(rows);
-	if (!blocks) {
+	if (!md->nr_blocks) {
 		atomic_abort(&af);
 		return 0;
 	}
@@ -569,18 +675,16 @@ static int write_timeline(const struct sweeps *sw,
 
 /* ---- the figures of one condition ------------------------------------- */
 
-static int xtics_of(const struct stats *st, const struct stats_group *c, char *buf, size_t len,
-		    int *nearest60)
+static int swept(const struct stats *st, const struct stats_group *c, int *nearest60)
 {
 	int seen[201] = { 0 }, n = 0;
 	for (size_t g = 0; g < st->nr_groups; g++)
 		if (same_condition(&st->groups[g], c) && st->groups[g].swappiness >= 0)
 			seen[st->groups[g].swappiness] = 1;
-	buf[0] = 0;
 	*nearest60 = -1;
 	for (int s = 0; s <= 200; s++)
 		if (seen[s]) {
-			snprintf(buf + strlen(buf), len - strlen(buf), "%s%d", n++ ? ", " : "", s);
+			n++;
 			/* The CDF and timeline show one swappiness: the one
 			 * nearest the kernel's default, 60. */
 			if (*nearest60 < 0 || abs(s - 60) < abs(*nearest60 - 60))
@@ -589,77 +693,264 @@ static int xtics_of(const struct stats *st, const struct stats_group *c, char *b
 	return n;
 }
 
-static int condition_figures(const struct stats *st, const struct sweeps *sw,
-			     const struct plot_opts *o, const struct stats_group *c,
-			     const struct policies *pols, struct jobs *js, char *err, size_t errlen)
+/* The replicates of a condition, for captions: "mean of 3 captures (3
+ * seeds each)" or "mean of 5 seeds of one trace (the simulator's noise,
+ * not the workload's)"; and which tests marked means come from. */
+static void replicates_text(const struct stats *st, const struct stats_group *c, char *buf,
+			    size_t len, char *test, size_t tlen)
 {
-	char rel[300], dir[4200], ctext[512], xt[1024], path[4200];
+	size_t nmin = SIZE_MAX, nmax = 0, runs = 0;
+	int caps = 0, seeds = 0, paired = 0, welch = 0;
+	for (size_t i = 0; i < st->nr_rows; i++) {
+		const struct stats_row *r = &st->rows[i];
+		if (!same_condition(&st->groups[r->group], c) || st->groups[r->group].swappiness < 0)
+			continue;
+		nmin = r->n < nmin ? r->n : nmin;
+		nmax = r->n > nmax ? r->n : nmax;
+		runs = r->runs > runs ? r->runs : runs;
+		caps |= r->rep == STATS_REP_CAPTURES;
+		seeds |= r->rep == STATS_REP_SEEDS;
+		paired |= r->test == STATS_TESTED && r->method == STATS_PAIRED;
+		welch |= r->test == STATS_TESTED && r->method == STATS_WELCH;
+	}
+	char n[32];
+	if (nmin == nmax)
+		snprintf(n, sizeof(n), "%zu", nmax);
+	else
+		snprintf(n, sizeof(n), "%zu-%zu", nmin == SIZE_MAX ? 0 : nmin, nmax);
+	if (caps && !seeds)
+		snprintf(buf, len, "mean of %s captures (%zu seeds each)", n, nmax ? (runs + nmax - 1) / nmax : 1);
+	else if (caps)
+		snprintf(buf, len, "mean of %s captures or, with one capture, seeds", n);
+	else if (nmax > 1)
+		snprintf(buf, len, "mean of %s seeds of one trace (the simulator's noise, not the workload's)", n);
+	else
+		snprintf(buf, len, "one run");
+	snprintf(test, tlen, "%s", paired && welch ? "paired t on the same captures, or Welch"
+		 : paired ? "paired t on the same captures" : "Welch's t");
+}
+
+/* The kernel's counter of metric K in condition C: one point per
+ * capture, at the swappiness it was captured at.  Returns the points
+ * written; 0 writes no file. */
+static int write_kernel(const struct kernel_points *kp, const struct stats_group *c, size_t k,
+			const char *path, char *kind, size_t klen, double *max, char *err, size_t errlen)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < kp->n; i++)
+		n += kernel_points_match(&kp->c[i], c) && !isnan(kp->c[i].value[k]);
+	if (!n)
+		return 0;
+	struct atomic_file af;
+	if (atomic_open(&af, path, err, errlen) != 0)
+		return -1;
+	fputs("# the captured kernel's own counter, one line per capture\n"
+	      "# swappiness\tvalue\tcapture\n", af.fp);
+	for (size_t i = 0; i < kp->n; i++) {
+		const struct kernel_capture *x = &kp->c[i];
+		if (!kernel_points_match(x, c) || isnan(x->value[k]))
+			continue;
+		fprintf(af.fp, "%d\t%.17g\t%s\n", x->swappiness, x->value[k], x->name);
+		snprintf(kind, klen, "%s", x->lru_kind);
+		*max = fmax(*max, x->value[k]);
+	}
+	return atomic_commit_nosync(&af, err, errlen) == 0 ? (int)n : -1;
+}
+
+static int is_block(const struct metric_data *md, const char *policy)
+{
+	for (size_t i = 0; i < md->nr_blocks; i++)
+		if (strcmp(md->block[i], policy) == 0)
+			return (int)i + 1;
+	return 0;
+}
+
+/* One panel per policy against its baseline ("V:B", block numbers);
+ * a policy with no baseline here that is nobody's baseline either gets
+ * one of its own ("V").  Where the kernel's points go: the panels with
+ * the kind of LRU the kernel ran. */
+static void make_panels(const struct metric_data *md, const struct baseline_rules *rules, const char *kind,
+			char *panels, size_t plen, char *kin, size_t klen)
+{
+	int is_base[256] = { 0 }, has_panel[256] = { 0 };
+	char base[64];
+	panels[0] = kin[0] = 0;
+	for (size_t i = 0; i < md->nr_blocks; i++) {
+		int b = baseline_of(rules, md->block[i], base, sizeof(base)) ? is_block(md, base) : 0;
+		if (b) {
+			is_base[b - 1] = 1;
+			has_panel[i] = b;
+		}
+	}
+	for (size_t i = 0; i < md->nr_blocks; i++) {
+		if (!has_panel[i] && is_base[i])
+			continue;
+		size_t used = strlen(panels);
+		if (has_panel[i])
+			snprintf(panels + used, plen - used, "%s%zu:%d", used ? " " : "", i + 1, has_panel[i]);
+		else
+			snprintf(panels + used, plen - used, "%s%zu", used ? " " : "", i + 1);
+		int k = kind[0] && (strcmp(md->block[i], kind) == 0 ||
+				    (has_panel[i] && strcmp(md->block[has_panel[i] - 1], kind) == 0));
+		used = strlen(kin);
+		snprintf(kin + used, klen - used, "%s%d", used ? " " : "", k);
+	}
+}
+
+/* TEXT for a gnuplot single-quoted string, where '' is a quote. */
+static const char *gpq(const char *text, char *buf, size_t len)
+{
+	size_t k = 0;
+	for (; *text && k + 2 < len; text++) {
+		if (*text == '\'')
+			buf[k++] = '\'';
+		buf[k++] = *text;
+	}
+	buf[k] = 0;
+	return buf;
+}
+
+static const char *yformat(double max)
+{
+	return max >= 1e4 ? "%.1s%c" : "%g";
+}
+
+struct ctx {
+	const struct stats *st;
+	const struct sweeps *sw;
+	const struct plot_opts *o;
+	const struct kernel_points *kp;
+	const struct policies *pols;
+	struct jobs *js;
+	struct figure_list *figs;
+	const char *absout;
+};
+
+static int condition_figures(const struct ctx *x, const struct stats_group *c, char *err, size_t errlen)
+{
+	const struct stats *st = x->st;
+	const struct plot_opts *o = x->o;
+	struct jobs *js = x->js;
+	char rel[300], dir[4200], ctext[512], path[4200], reps[256], test[64];
 	condition_dir(c, rel, sizeof(rel));
 	condition_text(c, ctext, sizeof(ctext));
-	snprintf(dir, sizeof(dir), "%s/%s/latex", o->out, rel);
+	replicates_text(st, c, reps, sizeof(reps), test, sizeof(test));
+	snprintf(dir, sizeof(dir), "%s/%s/latex", x->absout, rel);
 	if (mkdir_p(dir) != 0)
 		return fail(err, errlen, "%s: cannot create: %s", dir, strerror(errno));
 	int near60;
-	xtics_of(st, c, xt, sizeof(xt), &near60);
+	swept(st, c, &near60);
 
-	char ov_files[6 * 4300] = "", ov_metrics[2048] = "", ov_pols[2048] = "", ov_cols[512] = "";
-	int ov_n = 0, ov_ok = 1;
+	char ov_files[6 * 4300] = "", ov_metrics[2048] = "", ov_units[512] = "", ov_kf[6 * 4300] = "",
+	     ov_k[64] = "", ov_fmt[128] = "", ov_pols[2048] = "", ov_cols[512] = "", ov_show[256] = "";
+	int ov_n = 0, ov_ok = 1, any_kernel = 0;
+	size_t ov_points = 0;
 	for (size_t k = 0; k < o->nr_metrics; k++) {
 		long m = metric_index(st, o->metrics[k]);
 		if (m < 0)
 			continue;
-		char pn[2048], pc[512];
-		snprintf(path, sizeof(path), "%s/%s/%s.tsv", o->out, rel, o->metrics[k]);
-		int have = write_metric_data(st, c, (size_t)m, pols, path, pn, sizeof(pn), pc, sizeof(pc),
-					     err, errlen);
+		struct metric_data md;
+		snprintf(path, sizeof(path), "%s/%s/%s.tsv", x->absout, rel, o->metrics[k]);
+		int have = write_metric_data(st, c, (size_t)m, x->pols, path, &md, err, errlen);
 		if (have < 0)
 			return -1;
 		if (!have)
 			continue;
+		char kpath[4300], kind[16] = "";
+		snprintf(kpath, sizeof(kpath), "%s/%s/%s.kernel.tsv", x->absout, rel, o->metrics[k]);
+		double kmax = 0;
+		int nk = write_kernel(x->kp, c, k, kpath, kind, sizeof(kind), &kmax, err, errlen);
+		if (nk < 0)
+			return -1;
+		if (!md.nonzero && kmax == 0) {
+			/* Nothing to see: 0 in every run (and in the kernel). */
+			unlink(path);
+			if (nk)
+				unlink(kpath);
+			if (add_omitted(x->figs, c->trace, ctext, o->metrics[k]) != 0)
+				return fail(err, errlen, "out of memory");
+			continue;
+		}
+		any_kernel |= nk > 0;
+		char label[128], panels[1024], kin[512], note[512], qnote[1100];
+		double scale;
+		metric_label(o->metrics[k], label, sizeof(label), &scale);
+		make_panels(&md, o->baselines, nk ? kind : "", panels, sizeof(panels), kin, sizeof(kin));
+		snprintf(note, sizeof(note), "%s, %g%% CI; * Holm-adjusted p < %g (%s)%s", reps,
+			 100 * st->conf_level, st->alpha, test, nk ? "; x: the captured kernel" : "");
 		struct job *j = new_job(js, "swappiness.gp");
 		if (!j)
 			return fail(err, errlen, "out of memory");
 		snprintf(j->stem, sizeof(j->stem), "%s/%s", rel, o->metrics[k]);
 		snprintf(j->data, sizeof(j->data), "%s/%s.tsv", rel, o->metrics[k]);
-		snprintf(j->caption, sizeof(j->caption), "%s versus swappiness, %s: mean over the "
-			 "seeds with %g%% confidence intervals, one curve per policy; * marks a mean "
-			 "that differs from its policy's baseline (Welch's t-test, Holm-adjusted "
-			 "p < %g).", o->metrics[k], ctext, 100 * st->conf_level, st->alpha);
-		j->latex = 1;
-		if (asprintf(&j->vars, "datafile='%s'; outprefix='%s/%s'; latexprefix='%s/%s/latex/%s'; "
-			     "policies='%s'; colours='%s'; metric='%s'; subtitle='%s'; xtics='%s'; alpha=%g",
-			     path, o->out, j->stem, o->out, rel, o->metrics[k], pn, pc, o->metrics[k],
-			     ctext, xt, st->alpha) < 0)
+		snprintf(j->trace, sizeof(j->trace), "%s", c->trace);
+		snprintf(j->cond, sizeof(j->cond), "%s", ctext);
+		snprintf(j->caption, sizeof(j->caption), "%s versus swappiness, %s: %s, with %g%% "
+			 "confidence intervals; one panel per policy against its baseline%s; * marks "
+			 "a mean that differs from its baseline (%s, Holm-adjusted p < %g over the "
+			 "headline metrics)%s.", label, ctext, reps, 100 * st->conf_level,
+			 o->relative ? ", as its change from the baseline in %" : ", from 0", test,
+			 st->alpha, nk ? "; x is the captured kernel's own counter, at the swappiness "
+			 "each capture ran at" : "");
+		if (job_vars(j, x->absout, js->n - 1, 1, "datafile='%s'; policies='%s'; colours='%s'; "
+			     "panels='%s'; metric='%s'; ylabel='%s'; subtitle='%s'; note='%s'; "
+			     "npoints=%zu; scale=%g; relative=%d; yformat='%s'%s%s%s%s%s", path, md.pols,
+			     md.cols, panels, o->metrics[k], label, ctext, gpq(note, qnote, sizeof(qnote)),
+			     md.npoints, scale,
+			     o->relative, yformat(fmax(md.max, kmax) * scale),
+			     nk ? "; kernelfile='" : "", nk ? kpath : "", nk ? "'; kernelpanels='" : "",
+			     nk ? kin : "", nk ? "'" : "") != 0)
 			return fail(err, errlen, "out of memory");
-		/* The overview needs the same policies in every panel. */
+		/* The overview: the same policies in every panel, the base
+		 * ones (no "+patch": the kernel's choice of LRU). */
 		if (ov_n == 0) {
-			snprintf(ov_pols, sizeof(ov_pols), "%s", pn);
-			snprintf(ov_cols, sizeof(ov_cols), "%s", pc);
-		} else if (strcmp(ov_pols, pn) != 0) {
+			snprintf(ov_pols, sizeof(ov_pols), "%s", md.pols);
+			snprintf(ov_cols, sizeof(ov_cols), "%s", md.cols);
+			for (size_t b = 0; b < md.nr_blocks; b++)
+				if (!strchr(md.block[b], '+'))
+					snprintf(ov_show + strlen(ov_show), sizeof(ov_show) - strlen(ov_show),
+						 "%s%zu", ov_show[0] ? " " : "", b + 1);
+		} else if (strcmp(ov_pols, md.pols) != 0) {
 			ov_ok = 0;
 		}
 		if (ov_n < 6) {
+			const char *u = metric_unit(o->metrics[k]);
 			snprintf(ov_files + strlen(ov_files), sizeof(ov_files) - strlen(ov_files), "%s%s",
 				 ov_n ? " " : "", path);
 			snprintf(ov_metrics + strlen(ov_metrics), sizeof(ov_metrics) - strlen(ov_metrics),
 				 "%s%s", ov_n ? " " : "", o->metrics[k]);
+			snprintf(ov_units + strlen(ov_units), sizeof(ov_units) - strlen(ov_units),
+				 "%s%s", ov_n ? " " : "", *u ? u : "ratio");
+			snprintf(ov_kf + strlen(ov_kf), sizeof(ov_kf) - strlen(ov_kf), "%s%s",
+				 ov_n ? " " : "", nk ? kpath : path);
+			snprintf(ov_k + strlen(ov_k), sizeof(ov_k) - strlen(ov_k), "%s%d", ov_n ? " " : "",
+				 nk > 0);
+			snprintf(ov_fmt + strlen(ov_fmt), sizeof(ov_fmt) - strlen(ov_fmt), "%s%s",
+				 ov_n ? " " : "", yformat(fmax(md.max, kmax)));
+			ov_points = md.npoints > ov_points ? md.npoints : ov_points;
 			ov_n++;
 		}
 	}
-	if (ov_n > 1 && ov_ok) {
+	if (ov_n > 1 && ov_ok && ov_show[0]) {
 		struct job *j = new_job(js, "overview.gp");
 		if (!j)
 			return fail(err, errlen, "out of memory");
+		char note[512], qnote[1100];
+		snprintf(note, sizeof(note), "%s, %g%% CI; * as in the single figures%s", reps,
+			 100 * st->conf_level, any_kernel ? "; x: the captured kernel" : "");
 		snprintf(j->stem, sizeof(j->stem), "%s/overview", rel);
 		snprintf(j->data, sizeof(j->data), "%s/", rel);
-		snprintf(j->caption, sizeof(j->caption), "Overview, %.200s: %.400s versus swappiness, one "
-			 "curve per policy, %g%% confidence intervals; * as in the single figures.",
-			 ctext, ov_metrics, 100 * st->conf_level);
-		j->latex = 1;
-		if (asprintf(&j->vars, "datafiles='%s'; metrics='%s'; outprefix='%s/%s'; "
-			     "latexprefix='%s/%s/latex/overview'; policies='%s'; colours='%s'; "
-			     "subtitle='%s'; xtics='%s'; alpha=%g", ov_files, ov_metrics, o->out, j->stem,
-			     o->out, rel, ov_pols, ov_cols, ctext, xt, st->alpha) < 0)
+		snprintf(j->trace, sizeof(j->trace), "%s", c->trace);
+		snprintf(j->cond, sizeof(j->cond), "%s", ctext);
+		snprintf(j->caption, sizeof(j->caption), "Overview, %.200s: %.400s versus swappiness "
+			 "for the base policies (each variant is in its own figure), %s, %g%% "
+			 "confidence intervals, from 0%s.", ctext, ov_metrics, reps, 100 * st->conf_level,
+			 any_kernel ? "; x: the captured kernel's own counters" : "");
+		if (job_vars(j, x->absout, js->n - 1, 1, "datafiles='%s'; metrics='%s'; units='%s'; "
+			     "kernelfiles='%s'; kernels='%s'; yformats='%s'; policies='%s'; colours='%s'; "
+			     "show='%s'; subtitle='%s'; note='%s'; npoints=%zu", ov_files, ov_metrics,
+			     ov_units, ov_kf, ov_k, ov_fmt, ov_pols, ov_cols, ov_show, ctext,
+			     gpq(note, qnote, sizeof(qnote)), ov_points) != 0)
 			return fail(err, errlen, "out of memory");
 	}
 
@@ -667,16 +958,16 @@ static int condition_figures(const struct stats *st, const struct sweeps *sw,
 	if (at < 0)
 		return 0;
 	static const struct { const char *stem, *column, *label, *what; double scale; } cdfs[] = {
-		{ "cdf_scanned", "nr_scanned", "pages scanned per reclaim invocation",
+		{ "cdf_scanned", "nr_scanned", "pages scanned per reclaim invocation (pages)",
 		  "pages scanned per reclaim invocation", 1 },
-		{ "cdf_latency", "duration_ns", "reclaim invocation latency (us)",
+		{ "cdf_latency", "duration_ns", "latency of a reclaim invocation (us)",
 		  "the latency of each reclaim invocation", 1e-3 },
 	};
 	for (size_t k = 0; k < 2; k++) {
 		char pn[2048], pc[512];
 		size_t seeds;
-		snprintf(path, sizeof(path), "%s/%s/%s.tsv", o->out, rel, cdfs[k].stem);
-		int have = write_cdf(sw, c, pols, at, cdfs[k].column, cdfs[k].scale, path, pn,
+		snprintf(path, sizeof(path), "%s/%s/%s.tsv", x->absout, rel, cdfs[k].stem);
+		int have = write_cdf(x->sw, c, x->pols, at, cdfs[k].column, cdfs[k].scale, path, pn,
 				     sizeof(pn), pc, sizeof(pc), &seeds, err, errlen);
 		if (have < 0)
 			return -1;
@@ -687,20 +978,20 @@ static int condition_figures(const struct stats *st, const struct sweeps *sw,
 			return fail(err, errlen, "out of memory");
 		snprintf(j->stem, sizeof(j->stem), "%s/%s", rel, cdfs[k].stem);
 		snprintf(j->data, sizeof(j->data), "%s/%s.tsv", rel, cdfs[k].stem);
+		snprintf(j->trace, sizeof(j->trace), "%s", c->trace);
+		snprintf(j->cond, sizeof(j->cond), "%s", ctext);
 		snprintf(j->caption, sizeof(j->caption), "Empirical CDF of %s at swappiness %d, %s; "
-			 "every invocation (direct, kswapd, memcg) of %zu seed%s pooled, one curve "
+			 "every invocation (direct, kswapd, memcg) of %zu run%s pooled, one curve "
 			 "per policy.", cdfs[k].what, at, ctext, seeds, seeds == 1 ? "" : "s");
-		j->latex = 1;
-		if (asprintf(&j->vars, "datafile='%s'; outprefix='%s/%s'; latexprefix='%s/%s/latex/%s'; "
-			     "policies='%s'; colours='%s'; xlabel='%s'; subtitle='swappiness %d, %s'",
-			     path, o->out, j->stem, o->out, rel, cdfs[k].stem, pn, pc, cdfs[k].label,
-			     at, ctext) < 0)
+		if (job_vars(j, x->absout, js->n - 1, 1, "datafile='%s'; policies='%s'; colours='%s'; "
+			     "xlabel='%s'; subtitle='swappiness %d, %s'", path, pn, pc, cdfs[k].label,
+			     at, ctext) != 0)
 			return fail(err, errlen, "out of memory");
 	}
 	char pn[2048], pc[512];
 	long seed;
-	snprintf(path, sizeof(path), "%s/%s/timeline.tsv", o->out, rel);
-	int have = write_timeline(sw, c, pols, at, path, pn, sizeof(pn), pc, sizeof(pc), &seed,
+	snprintf(path, sizeof(path), "%s/%s/timeline.tsv", x->absout, rel);
+	int have = write_timeline(x->sw, c, x->pols, at, path, pn, sizeof(pn), pc, sizeof(pc), &seed,
 				  err, errlen);
 	if (have < 0)
 		return -1;
@@ -710,13 +1001,13 @@ static int condition_figures(const struct stats *st, const struct sweeps *sw,
 			return fail(err, errlen, "out of memory");
 		snprintf(j->stem, sizeof(j->stem), "%s/timeline", rel);
 		snprintf(j->data, sizeof(j->data), "%s/timeline.tsv", rel);
+		snprintf(j->trace, sizeof(j->trace), "%s", c->trace);
+		snprintf(j->cond, sizeof(j->cond), "%s", ctext);
 		snprintf(j->caption, sizeof(j->caption), "Pages isolated from the LRU lists (anon + "
 			 "file) and the running count of reclaim throttle events over the run's "
 			 "virtual time, swappiness %d, seed %ld, %s; one curve per policy.", at, seed, ctext);
-		j->latex = 1;
-		if (asprintf(&j->vars, "datafile='%s'; outprefix='%s/%s'; latexprefix='%s/%s/latex/timeline'; "
-			     "policies='%s'; colours='%s'; subtitle='swappiness %d, seed %ld, %s'",
-			     path, o->out, j->stem, o->out, rel, pn, pc, at, seed, ctext) < 0)
+		if (job_vars(j, x->absout, js->n - 1, 1, "datafile='%s'; policies='%s'; colours='%s'; "
+			     "subtitle='swappiness %d, seed %ld, %s'", path, pn, pc, at, seed, ctext) != 0)
 			return fail(err, errlen, "out of memory");
 	}
 	return 0;
@@ -724,7 +1015,7 @@ static int condition_figures(const struct stats *st, const struct sweeps *sw,
 
 /* Miss ratio versus memory for the policies without swappiness, drawn by
  * missratio.gp (columns trace, memory_mib, miss_ratio by name). */
-static int memory_figure(const struct stats *st, const struct plot_opts *o, struct jobs *js,
+static int memory_figure(const struct stats *st, const char *out, struct jobs *js,
 			 char *err, size_t errlen)
 {
 	long m = metric_index(st, "miss_ratio");
@@ -741,7 +1032,7 @@ static int memory_figure(const struct stats *st, const struct plot_opts *o, stru
 		npol += h == g;
 	}
 	char path[4200];
-	snprintf(path, sizeof(path), "%s/missratio.tsv", o->out);
+	snprintf(path, sizeof(path), "%s/missratio.tsv", out);
 	struct atomic_file af;
 	if (atomic_open(&af, path, err, errlen) != 0)
 		return -1;
@@ -775,7 +1066,7 @@ static int memory_figure(const struct stats *st, const struct plot_opts *o, stru
 	snprintf(j->data, sizeof(j->data), "missratio.tsv");
 	snprintf(j->caption, sizeof(j->caption), "Miss ratio versus memory size of the exact LRU "
 		 "reference replay, one curve per trace.");
-	if (asprintf(&j->vars, "datafile='%s'; outprefix='%s/missratio'", path, o->out) < 0)
+	if (job_vars(j, out, js->n - 1, 0, "datafile='%s'", path) != 0)
 		return fail(err, errlen, "out of memory");
 	return 0;
 }
@@ -787,11 +1078,20 @@ int plot_sweep(const struct stats *st, const struct plot_opts *o, struct figure_
 	if (strchr(o->out, '\''))
 		return fail(err, errlen, "%s: paths with a single quote cannot be passed to gnuplot",
 			    o->out);
-	if (mkdir_p(o->out) != 0)
+	char absout[PATH_MAX];
+	if (mkdir_p(o->out) != 0 || !realpath(o->out, absout))
 		return fail(err, errlen, "%s: cannot create: %s", o->out, strerror(errno));
+	if (strchr(absout, '\''))
+		return fail(err, errlen, "%s: paths with a single quote cannot be passed to gnuplot",
+			    absout);
+	struct kernel_points kp;
+	if (kernel_points_load(&kp, o->dirs, o->nr_dirs, o->metrics, o->nr_metrics, err, errlen) != 0)
+		return -1;
 	struct sweeps sw = { .dir = o->dirs, .n = 0 };
-	if (!(sw.plan = calloc(o->nr_dirs + 1, sizeof(*sw.plan))))
+	if (!(sw.plan = calloc(o->nr_dirs + 1, sizeof(*sw.plan)))) {
+		kernel_points_free(&kp);
 		return fail(err, errlen, "out of memory");
+	}
 	int rc = 0;
 	for (; sw.n < o->nr_dirs && rc == 0; sw.n++)
 		rc = sweep_plan_read(o->dirs[sw.n], &sw.plan[sw.n], err, errlen);
@@ -808,7 +1108,9 @@ int plot_sweep(const struct stats *st, const struct plot_opts *o, struct figure_
 			pols.name[pols.n++] = st->groups[g].policy;
 	}
 	struct jobs js = { 0 };
-	rc = memory_figure(st, o, &js, err, errlen);
+	struct ctx x = { .st = st, .sw = &sw, .o = o, .kp = &kp, .pols = &pols, .js = &js,
+			 .figs = figs, .absout = absout };
+	rc = memory_figure(st, absout, &js, err, errlen);
 	for (size_t g = 0; g < st->nr_groups && rc == 0; g++) {
 		if (st->groups[g].swappiness < 0)
 			continue;
@@ -817,16 +1119,17 @@ int plot_sweep(const struct stats *st, const struct plot_opts *o, struct figure_
 			if (st->groups[h].swappiness >= 0 && same_condition(&st->groups[h], &st->groups[g]))
 				break;
 		if (h == g)
-			rc = condition_figures(st, &sw, o, &st->groups[g], &pols, &js, err, errlen);
+			rc = condition_figures(&x, &st->groups[g], err, errlen);
 	}
 	if (rc == 0)
-		rc = run_jobs(&js, o, figs, err, errlen);
+		rc = run_jobs(&js, o, absout, figs, err, errlen);
 	free_jobs(&js);
 out:
 	for (size_t d = 0; d < sw.n; d++)
 		sweep_plan_free(&sw.plan[d]);
 	free(sw.plan);
+	kernel_points_free(&kp);
 	if (rc == 0)
-		rc = plot_write_index(o->out, figs, err, errlen);
+		rc = plot_write_index(absout, figs, err, errlen);
 	return rc;
 }

@@ -1,16 +1,24 @@
 /*
  * plot.h — a sweep's figures: data files written here, drawn by gnuplot.
  *
- * For every condition (trace, memory limit, node memory, swap) of the
- * kernel policies: each metric of opts.metrics versus swappiness
- * (plots/swappiness.gp) and a six-panel overview of them
- * (plots/overview.gp); where the runs recorded them, the CDF of pages
- * scanned and of latency per reclaim invocation (plots/cdf.gp) and the
- * isolation/throttling time series (plots/timeline.gp).  For policies
- * without swappiness (lru): miss ratio versus memory (plots/missratio.gp).
- * Every figure is PDF, SVG and PNG plus a LaTeX (cairolatex) variant,
- * with the data file it was drawn from beside it, and is listed with its
- * caption in OUT/index.html and OUT/README.md.
+ * For every condition (trace or trace set, memory limit, node memory,
+ * swap) of the kernel policies: each metric of opts.metrics versus
+ * swappiness, one panel per policy against its baseline, y from 0 (or,
+ * with opts.relative, each policy's change from its baseline in %), the
+ * captured kernel's own counters drawn where the condition is the one it
+ * was captured in (plots/swappiness.gp); an overview of the metrics for
+ * the base policies (plots/overview.gp); where the runs recorded them,
+ * the CDF of pages scanned and of latency per reclaim invocation
+ * (plots/cdf.gp) and the isolation/throttling time series
+ * (plots/timeline.gp).  For policies without swappiness (lru): miss ratio
+ * versus memory (plots/missratio.gp).  A metric that is 0 in every run of
+ * a condition gets no figure; the index names it.  Every figure is PDF,
+ * SVG and PNG plus a LaTeX (cairolatex) variant that \input works on from
+ * its own folder, with the data file it was drawn from beside it; each is
+ * drawn into a staging folder and moved into place only once every
+ * output is whole, so none is ever empty.  OUT/index.html (a table of
+ * contents per trace, PNG thumbnails) and OUT/README.md list them with
+ * their captions.
  */
 #ifndef PLOT_H
 #define PLOT_H
@@ -27,6 +35,8 @@ struct plot_opts {
 	size_t nr_metrics;
 	int cdf_swappiness;            /* -1: the swept value nearest 60     */
 	unsigned jobs;                 /* gnuplot processes at once          */
+	int relative;                  /* change from the baseline, in %     */
+	const struct baseline_rules *baselines;   /* NULL: the defaults      */
 };
 
 /* The metrics drawn versus swappiness unless told otherwise. */
@@ -36,13 +46,24 @@ extern const size_t plot_nr_default_metrics;
 struct figure {
 	char stem[1024];               /* relative to out, no extension      */
 	char data[1024];               /* its data file, relative to out     */
-	char caption[1024];
+	char caption[1536];
+	char trace[65];                /* "": not of one trace (missratio)   */
+	char cond[512];                /* the condition, as text             */
 	int latex;                     /* has latex/… variant                */
+};
+
+/* A metric left out of a condition's figures: 0 in every run. */
+struct omitted {
+	char trace[65];
+	char cond[512];
+	char metric[64];
 };
 
 struct figure_list {
 	struct figure *f;
 	size_t n;
+	struct omitted *o;
+	size_t no;
 };
 
 /*

@@ -10,11 +10,15 @@
 #                   outlines and the figure looks the same without the font;
 #                   gnuplot's own svg terminal when pdftocairo is missing
 #   outprefix.png   pngcairo, for a quick look
-#   latexprefix.tex + latexprefix.pdf   cairolatex: LaTeX sets the text in
-#                   the document's own font (when latexprefix is set)
+#   latexdir/latexname.tex + .pdf   cairolatex: LaTeX sets the text in
+#                   the document's own font (when latexdir is set); drawn
+#                   from inside latexdir, so that the .tex names its .pdf
+#                   with no directory and \input works from that folder
+#                   (or \import{DIR/}{NAME.tex} from anywhere)
 #
-# Input variables: outprefix (required), latexprefix (optional),
-# width/height in inches (default 6 x 3.6).
+# Input variables: outprefix (required), latexdir and latexname
+# (optional), width/height in inches (default 6 x 3.6).  Paths are
+# absolute: the LaTeX pass changes directory.
 
 okabe_ito = "#0072B2 #D55E00 #009E73 #CC79A7 #E69F00 #56B4E9 #000000 #F0E442"
 colour(i) = word(okabe_ito, (i - 1) % words(okabe_ito) + 1)
@@ -40,7 +44,15 @@ if (strstrt(outprefix, "'") > 0) {
 have_pdftocairo = system("command -v pdftocairo >/dev/null 2>&1 && echo 1 || echo 0") eq "1"
 
 # Text for the LaTeX variant is typeset by LaTeX, where "_" is a subscript
-# outside math mode: esc() escapes it while latex = 1 (outputs.gp sets it
-# for that pass only).  Scripts write every label as esc(...) inside plotcmd.
+# and "%" a comment outside math mode, and "<" is a "¡" in text: esc()
+# escapes them, and sets < and > as math, while latex = 1 (outputs.gp
+# sets it for that pass only).  Scripts write every label as esc(...)
+# inside plotcmd.
 latex = 0
-esc(s) = latex && strstrt(s, "_") ? s[1:strstrt(s, "_") - 1] . "\\_" . esc(s[strstrt(s, "_") + 1:]) : s
+esc1(c) = c eq "_" ? "\\_" : c eq "%" ? "\\%" : c eq "#" ? "\\#" : c eq "&" ? "\\&" : \
+          c eq "<" ? "$<$" : c eq ">" ? "$>$" : c eq "$" ? "\\$" : c
+escr(s) = strlen(s) == 0 ? "" : esc1(s[1:1]) . escr(s[2:])
+esc(s) = latex ? escr(s) : s
+# Counts in pages run from tens to tens of millions: past 10,000 SI
+# prefixes (208.0k, 10.8M) keep the ticks short (yformat, from plot.c).
+if (exists("yformat")) { set format y yformat }
