@@ -41,13 +41,15 @@ bashcompdir ?= $(datadir)/bash-completion/completions
 pkglibexecdir := $(libexecdir)/vmreplay
 pkgdatadir    := $(datadir)/vmreplay
 
-# Debian 12 packages: to build, to run (capture, figures) and to test;
+# Debian 12 packages: to build, to run (capture, figures) and to test
+# (pdflatex, with booktabs, compiles the LaTeX tables and figures);
 # the Slurm daemons only for the Slurm test; the packaging tools for make deb.
 DEB_PKGS := gcc make pkg-config scdoc libbabeltrace2-dev liblttng-ust-dev \
             libgsl-dev libtracefs-dev libtraceevent-dev libxxhash-dev \
             libcmocka-dev libarchive-dev zstd xz-utils \
             babeltrace2 lttng-tools gnuplot-nox \
-            bc poppler-utils man-db bash-completion
+            bc poppler-utils man-db bash-completion \
+            texlive-latex-base texlive-latex-recommended
 DEB_SLURM_PKGS := munge slurmctld slurmd slurm-client
 DEB_DEB_PKGS := dpkg-dev debhelper lintian
 

@@ -511,89 +511,103 @@ static int wanted(const char *metric, char *const *metrics, size_t n)
  * tables between them, a \clearpage every few places them all. */
 #define LATEX_FLUSH 8
 
+static void write_one(FILE *f, enum table_format fmt, const struct table *t, size_t *written)
+{
+	if (*written)
+		fputs(fmt == TABLE_LATEX ? "\n" : "\n\n", f);
+	if (fmt == TABLE_LATEX && *written && *written % LATEX_FLUSH == 0)
+		fputs("\\clearpage\n\n", f);
+	if (fmt == TABLE_TEXT)
+		write_text(f, t);
+	else if (fmt == TABLE_MARKDOWN)
+		write_markdown(f, t);
+	else
+		write_latex(f, t);
+	(*written)++;
+}
+
+/* The condition of a table, for the closing line: "toy, memory limit 16 MiB". */
+static void where(const struct table *t, char *buf, size_t len)
+{
+	const struct stats_group *c = t->ctx;
+	char mem[32], node[32];
+	table_format_limit(c->memory_limit, mem, sizeof(mem));
+	size_t used = add(buf, len, 0, "%s", c->trace);
+	if (!t->by_memory)
+		used = add(buf, len, used, ", memory limit %s", mem);
+	if (c->node_memory) {
+		table_format_size(c->node_memory, node, sizeof(node));
+		used = add(buf, len, used, ", node memory %s", node);
+	}
+	if (strcmp(c->swap, "-"))
+		add(buf, len, used, ", swap %s", c->swap);
+}
+
 size_t table_write(FILE *f, const struct stats *st, enum table_format fmt,
 		   char *const *metrics, size_t nr_metrics)
 {
-	size_t written = 0;
+	size_t written = 0, nr_left = 0;
 	char *left = NULL;
-	size_t leftlen = 0, nr_left = 0;
+	size_t leftlen = 0;
 	FILE *lf = open_memstream(&left, &leftlen);
-	/* Conditions in the order groups first appear; each once per metric. */
+	/*
+	 * A table whose every cell is the same number (0, mostly: a
+	 * counter nothing moved in that condition) says nothing a table
+	 * should: it is named in a closing line instead, the metric alone
+	 * when that holds in every condition.  Conditions in the order
+	 * groups first appear; each once per metric.
+	 */
 	for (size_t m = 0; m < st->nr_metrics; m++) {
 		if (!wanted(st->metrics[m], metrics, nr_metrics))
 			continue;
-		int constant = 1, any = 0;
+		int pass, shown = 0, constant = 0, same = 1;
 		double value = NAN;
-		for (size_t g = 0; g < st->nr_groups; g++) {
-			struct table t = { .st = st, .metric = m, .ctx = &st->groups[g],
-					   .by_memory = st->groups[g].swappiness < 0 };
-			int first = 1;
-			for (size_t h = 0; h < g && first; h++)
-				if (same_ctx(&t, &st->groups[h]))
-					first = 0;
-			if (!first)
-				continue;
-			if (build(&t) != 0 || t.nr_rows == 0) {
-				release(&t);
-				continue;
-			}
-			/* A metric no policy changes anywhere (all 0, say) says
-			 * nothing a table should: it is named at the end. */
-			if (t.constant && (!any || t.first == value)) {
-				any = 1;
-				value = t.first;
-				release(&t);
-				continue;
-			}
-			if (constant && any) {
-				/* Tables skipped as constant before this one: the
-				 * metric is not constant after all, so write them. */
-				constant = 0;
-				for (size_t h = 0; h < g; h++) {
-					struct table u = { .st = st, .metric = m, .ctx = &st->groups[h],
-							   .by_memory = st->groups[h].swappiness < 0 };
-					int again = 1;
-					for (size_t k = 0; k < h && again; k++)
-						if (same_ctx(&u, &st->groups[k]))
-							again = 0;
-					if (again && build(&u) == 0 && u.nr_rows) {
-						if (written)
-							fputs(fmt == TABLE_LATEX ? "\n" : "\n\n", f);
-						if (fmt == TABLE_LATEX && written && written % LATEX_FLUSH == 0)
-							fputs("\\clearpage\n\n", f);
-						fmt == TABLE_TEXT ? write_text(f, &u) : fmt == TABLE_MARKDOWN
-							? write_markdown(f, &u) : write_latex(f, &u);
-						written++;
-					}
-					release(&u);
+		for (pass = 0; pass < 2; pass++) {
+			for (size_t g = 0; g < st->nr_groups; g++) {
+				struct table t = { .st = st, .metric = m, .ctx = &st->groups[g],
+						   .by_memory = st->groups[g].swappiness < 0 };
+				int first = 1;
+				for (size_t h = 0; h < g && first; h++)
+					if (same_ctx(&t, &st->groups[h]))
+						first = 0;
+				if (!first || build(&t) != 0 || t.nr_rows == 0) {
+					release(&t);
+					continue;
 				}
+				if (pass == 0) {
+					/* Count: is every table constant, at one value? */
+					if (t.constant) {
+						same &= !constant++ || t.first == value;
+						value = t.first;
+					} else {
+						shown++;
+					}
+				} else if (!t.constant) {
+					write_one(f, fmt, &t, &written);
+				} else if (shown || !same) {
+					char w[512], v[CELL];
+					where(&t, w, sizeof(w));
+					table_format_number(t.first, v, sizeof(v));
+					if (lf)
+						fprintf(lf, "%s%s in %s (%s)", nr_left++ ? "; " : "",
+							st->metrics[m], w, v);
+				}
+				release(&t);
 			}
-			constant = 0;
-			any = 1;
-			if (written)
-				fputs(fmt == TABLE_LATEX ? "\n" : "\n\n", f);
-			if (fmt == TABLE_LATEX && written && written % LATEX_FLUSH == 0)
-				fputs("\\clearpage\n\n", f);
-			if (fmt == TABLE_TEXT)
-				write_text(f, &t);
-			else if (fmt == TABLE_MARKDOWN)
-				write_markdown(f, &t);
-			else
-				write_latex(f, &t);
-			written++;
-			release(&t);
-		}
-		if (constant && any && lf) {
-			char v[CELL];
-			table_format_number(value, v, sizeof(v));
-			fprintf(lf, "%s%s (%s)", nr_left++ ? ", " : "", st->metrics[m], v);
+			if (pass == 0 && !shown && constant && same) {
+				char v[CELL];
+				table_format_number(value, v, sizeof(v));
+				if (lf)
+					fprintf(lf, "%s%s (%s)", nr_left++ ? "; " : "", st->metrics[m], v);
+				break;
+			}
 		}
 	}
 	if (lf && fclose(lf) == 0 && nr_left) {
 		if (written)
 			fputs(fmt == TABLE_LATEX ? "\n" : "\n\n", f);
 		if (fmt == TABLE_LATEX) {
-			fputs("\\paragraph{}{\\footnotesize Not tabulated, the same in every run: ", f);
+			fputs("\\paragraph{}{\\footnotesize Not tabulated, the same in every cell: ", f);
 			latex_escape(f, left);
 			fputs(".}\n", f);
 		} else {

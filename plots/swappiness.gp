@@ -59,7 +59,7 @@ curve = npoints > 1 ? "yerrorlines" : "yerrorbars"
 ncols = single ? 1 : (npanels <= 2 ? npanels : (npanels <= 4 ? 2 : 3))
 nrows = int((npanels + ncols - 1) / ncols)
 if (!exists("width")) { width = single ? 6.5 : 3.4 * ncols }
-if (!exists("height")) { height = 0.9 + 2.6 * nrows }
+if (!exists("height")) { height = single ? 4.0 : 0.7 + 2.4 * nrows }
 # The variant and its baseline side by side at each swappiness, so that
 # neither hides the other's error bar; the data keep the true values.
 dodge = single ? 0 : 1.5
@@ -73,14 +73,16 @@ set tics font ",8"
 if (relative) { set yrange [*:*] } else { set yrange [0:*] }
 set offsets 0, 0, graph 0.1, 0
 
-# The panels' titles and keys take their room from gnuplot's own
-# margins; the figure's title carries the condition and the note.
+# The panels' titles take their room from gnuplot's own margins; the
+# figure's title carries the condition and the note.  In a panel the
+# variant has its colour (its title too) and the baseline is grey and
+# dashed, so the panel needs no key over or beside its data.
 plotcmd = 'set multiplot layout nrows, ncols title esc(metric . (subtitle ne "" ? ", " . subtitle : "") . (note ne "" ? "\n" . note : "")) font ",9"; \
 set xlabel "swappiness" font ",8"; set ylabel esc(relative ? "change from baseline (%)" : ylabel) font ",8"; \
-set key below center horizontal samplen 2 font ",8"; \
+if (single) { set key below center horizontal samplen 2 font ",8" } else { unset key }; \
 do for [k = 1:npanels] { \
   v = pv(k); b = pb(k); \
-  if (single) { unset title } else { set title esc(word(policies, v) . (b > 0 ? " vs " . word(policies, b) : "")) font ",9" }; \
+  if (single) { unset title } else { set title esc(word(policies, v) . (b > 0 ? " vs " . word(policies, b) . (relative ? "" : " (grey)") : "")) font ",9" tc rgb colour(col(v)) }; \
   if (relative) { set arrow 1 from graph 0, first 0 to graph 1, first 0 nohead lc rgb "#808080" } else { unset arrow 1 }; \
   if (single) { \
     plot for [i = 1:npol] datafile index (i - 1) using 1:($2 * scale):($3 * scale):($4 * scale) with @curve lw 1.5 pt pointtype(col(i)) ps 0.7 lc rgb colour(col(i)) title esc(word(policies, i)), \
@@ -90,7 +92,7 @@ do for [k = 1:npanels] { \
     plot datafile index (v - 1) using 1:11:12:13 with @curve lw 1.5 pt pointtype(col(v)) ps 0.7 lc rgb colour(col(v)) title esc(word(policies, v)), \
          datafile index (v - 1) using 1:13:($7 > 0 ? "*" : "") with labels offset 0, 0.5 tc rgb colour(col(v)) notitle \
   } else { \
-    plot for [j = 1:(b > 0 ? 1 : 0)] datafile index (b - 1) using ($1 - dodge):($2 * scale):($3 * scale):($4 * scale) with @curve lw 1.2 pt pointtype(col(b)) ps 0.6 lc rgb colour(col(b)) title esc(word(policies, b)), \
+    plot for [j = 1:(b > 0 ? 1 : 0)] datafile index (b - 1) using ($1 - dodge):($2 * scale):($3 * scale):($4 * scale) with @curve lw 1.2 dt 2 pt 6 ps 0.6 lc rgb "#808080" title esc(word(policies, b)), \
          datafile index (v - 1) using ($1 + dodge):($2 * scale):($3 * scale):($4 * scale) with @curve lw 1.5 pt pointtype(col(v)) ps 0.7 lc rgb colour(col(v)) title esc(word(policies, v)), \
          datafile index (v - 1) using ($1 + dodge):($4 * scale):($7 > 0 ? "*" : "") with labels offset 0, 0.5 tc rgb colour(col(v)) notitle, \
          for [j = 1:(kernel_in(k) ? 1 : 0)] kernelfile using 1:($2 * scale) with points pt 2 ps 1.3 lw 2 lc rgb "black" title "kernel" \

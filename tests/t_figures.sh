@@ -101,6 +101,39 @@ check "a significant mean is marked in the data (mglru at 60)" \
     awk -F'\t' '$9 == "mglru" && $1 == 60 && $7 == 1 { f = 1 } END { exit !f }' "$tmp/fig/$d/pgscan_anon.tsv"
 check "no gnuplot log left behind (they go only on failure)" test -z "$(find "$tmp/fig" -name '*.log')"
 
+# 2b. A one-swappiness sweep (every curve one point: gnuplot 5.4.4
+# crashed on those and left 0-byte PDFs) and a partial one (runs
+# missing, a policy at one swappiness only), and the trace set's
+# fixture: each plots without error, every output whole.
+mkdir -p "$tmp/one" "$tmp/part"
+cp -r "$fix/results" "$fix/events" "$fix/timeline" "$tmp/one/"
+awk -F'\t' 'NR == 1 || $8 == 60 || $8 == "-"' "$fix/plan.tsv" >"$tmp/one/plan.tsv"
+"$vmr" plot -o "$tmp/fig1" "$tmp/one" 2>"$tmp/plot1.log"; rc=$?
+check "one-swappiness sweep: plot exits 0 (rc $rc)" test $rc -eq 0 || sed 's/^/# /' "$tmp/plot1.log"
+check "one-swappiness sweep: its figures are there" \
+    test -s "$tmp/fig1/$d/pgscan_anon.pdf" -a -s "$tmp/fig1/$d/overview.pdf" -a -s "$tmp/fig1/$d/latex/pgscan_anon.pdf"
+check "one-swappiness sweep: the curves are points (npoints=1)" \
+    grep -q "^60	" "$tmp/fig1/$d/pgscan_anon.tsv"
+cp -r "$fix/results" "$fix/events" "$fix/timeline" "$fix/plan.tsv" "$tmp/part/"
+ids=$(awk -F'\t' '($6 == "classic+x" && $8 == 120) || ($6 == "mglru" && $12 >= 3) { print $1 }' "$fix/plan.tsv")
+for id in $ids; do rm "$tmp/part/results/$id.tsv"; done
+"$vmr" plot --partial -o "$tmp/fig2" "$tmp/part" 2>"$tmp/plot2.log"; rc=$?
+check "partial sweep ($(echo $ids | wc -w) runs missing): plot --partial exits 0 (rc $rc)" test $rc -eq 0 ||
+    sed 's/^/# /' "$tmp/plot2.log"
+check "partial sweep: its figures are there" test -s "$tmp/fig2/$d/pgscan_anon.png" -a -s "$tmp/fig2/$d/overview.png"
+"$vmr" plot --relative -o "$tmp/fig3" "$caps" 2>"$tmp/plot3.log"; rc=$?
+check "the trace set's fixture plots, --relative (rc $rc)" test $rc -eq 0 || sed 's/^/# /' "$tmp/plot3.log"
+check "--relative: the change from the baseline in %, paired (the data file's columns 11-13)" \
+    awk -F'\t' '$9 == "mglru" && $1 == 60 { f = $11 < -32 && $11 > -33 } END { exit !f }' "$tmp/fig3/toy/limit-16384K/pgsteal_file.tsv"
+"$vmr" plot -m pgrotated -m pgsteal_file -o "$tmp/fig4" "$caps" 2>/dev/null
+check "a metric 0 in every run gets no figure, and the index names it beside its condition" \
+    bash -c "grep -q 'No figure (0 in every run): pgrotated' '$tmp/fig4/index.html' && test -s '$tmp/fig4/toy/limit-16384K/pgsteal_file.pdf' && test ! -e '$tmp/fig4/toy/limit-16384K/pgrotated.pdf'"
+check "index.html: a table of contents per trace, PNG thumbnails, no inline SVG" \
+    bash -c "grep -q 'href=\"#t-toy\"' '$tmp/fig/index.html' && grep -q 'loading=\"lazy\"' '$tmp/fig/index.html' && ! grep -q '<svg\|\.svg\" alt' '$tmp/fig/index.html'"
+check "no empty file in any output" \
+    test -z "$(find "$tmp/fig" "$tmp/fig1" "$tmp/fig2" "$tmp/fig3" "$tmp/fig4" -type f -empty)"
+check "no staging folder left" test -z "$(find "$tmp/fig" "$tmp/fig1" "$tmp/fig2" "$tmp/fig3" -name .stage)"
+
 # 3. Refusals.
 "$vmr" plot -o "$tmp/x" "$tmp/nowhere" >/dev/null 2>"$tmp/err"; rc=$?
 check "plot of a missing sweep: exit 1, one line naming plan.tsv" \
