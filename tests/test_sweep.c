@@ -152,6 +152,68 @@ static void test_node_pressure(void **state)
 	policy_list_free(&l);
 }
 
+/* Trace sets: the default swappiness values gain every value a capture
+ * of the set was captured at (for each of its captures); a sweep file's
+ * own list is kept as it is; memory-limit captured is each capture's
+ * limit, none where it had none. */
+static void test_captured_defaults(void **state)
+{
+	(void)state;
+	struct sweep_spec s;
+	struct policy_list l;
+	struct sweep_plan plan;
+	char err[1024];
+	assert_int_equal(policy_list_parse(table, &l, err, sizeof(err)), 0);
+	struct sweep_trace_info ti[3] = { info("w-1"), info("w-22"), info("alone") };   /* hashes differ */
+	snprintf(ti[0].set, sizeof(ti[0].set), "w");
+	snprintf(ti[1].set, sizeof(ti[1].set), "w");
+	ti[0].has_swappiness = ti[1].has_swappiness = ti[2].has_swappiness = 1;
+	ti[0].swappiness = 100;
+	ti[1].swappiness = 60;
+	ti[2].swappiness = 1;
+	ti[0].captured_limit = ti[1].captured_limit = (32 << 20) + 100;
+	const char *text = "trace a\ntrace b\ntrace c\nmemory-limit captured\npolicy classic\n";
+	assert_int_equal(sweep_file_parse("s", text, &s, err, sizeof(err)), 0);
+	assert_true(s.default_swappiness && s.memory[0].is_captured);
+	if (sweep_expand(&s, &l, ti, &plan, err, sizeof(err)) != 0)
+		fail_msg("expand: %s", err);
+	/* w-1 and w-2: the seven and 60, 100; lone: the seven (1 is one). */
+	assert_int_equal(plan.nr_runs, 9 + 9 + 7);
+	static const int want[] = { 1, 36, 60, 71, 100, 106, 141, 176, 200 };
+	for (size_t i = 0; i < 9; i++) {
+		assert_int_equal(plan.runs[i].swappiness, want[i]);
+		assert_int_equal(plan.runs[9 + i].swappiness, want[i]);
+		assert_int_equal(plan.runs[i].memory_limit, 32 << 20);   /* whole pages */
+	}
+	assert_int_equal(plan.runs[18].memory_limit, 0);
+	sweep_plan_free(&plan);
+	sweep_file_free(&s);
+	text = "trace a\ntrace b\ntrace c\nmemory-limit 8M\npolicy classic\nswappiness 10\n";
+	assert_int_equal(sweep_file_parse("s", text, &s, err, sizeof(err)), 0);
+	assert_int_equal(sweep_expand(&s, &l, ti, &plan, err, sizeof(err)), 0);
+	assert_int_equal(plan.nr_runs, 3);
+	sweep_plan_free(&plan);
+	sweep_file_free(&s);
+	/* A set's DIR must hold captures; its name must be no lone trace's;
+	 * its captures are named for it (from the repository root). */
+	expect_error("trace-set w /nonexistent\nmemory-limit 1M\n", "/nonexistent: neither a capture");
+	assert_int_equal(sweep_file_parse("s", "trace traces/reader-sw1/ctf reader\n"
+					  "trace-set reader traces/reader-sw100\nmemory-limit 1M\n",
+					  &s, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "s:2: trace-set: 'reader' is named on line 1 too"));
+	assert_int_equal(sweep_file_parse("s", "trace-set rd traces/reader-sw1 traces/reader-sw100\n"
+					  "trace-set reader traces/reader-sw200\nmemory-limit 1M\n",
+					  &s, err, sizeof(err)), 0);
+	assert_int_equal(s.nr_traces, 3);
+	assert_string_equal(s.traces[0].name, "rd-reader-sw1");
+	assert_string_equal(s.traces[0].path, "traces/reader-sw1/ctf");
+	assert_string_equal(s.traces[1].set, "rd");
+	assert_string_equal(s.traces[2].name, "reader-sw200");
+	assert_string_equal(s.traces[2].set, "reader");
+	sweep_file_free(&s);
+	policy_list_free(&l);
+}
+
 /* lru expands over memory only; kernel policies over swappiness x seeds;
  * percentages are of each trace's pages, rounded up to whole pages. */
 static void test_expansion(void **state)
@@ -294,6 +356,7 @@ int main(void)
 		cmocka_unit_test(test_parse_defaults_and_paths),
 		cmocka_unit_test(test_policy_list),
 		cmocka_unit_test(test_node_pressure),
+		cmocka_unit_test(test_captured_defaults),
 		cmocka_unit_test(test_expansion),
 		cmocka_unit_test(test_result_reader_refuses_damage),
 	};

@@ -77,7 +77,9 @@ static int prepare_traces(const char *dir, const struct sweep_spec *s,
 			return -1;
 		}
 		struct vmr v;
-		if (S_ISDIR(st.st_mode)) {
+		size_t pl = strlen(t->path);
+		/* A trace directory, or an archive of one: ingested. */
+		if (S_ISDIR(st.st_mode) || pl < 4 || strcmp(t->path + pl - 4, ".vmr") != 0) {
 			struct ingest_opts o = { .trace = t->path, .output = target, .use_cache = 1,
 						 .progress = progress };
 			struct ingest_report rep;

@@ -76,9 +76,15 @@ static char *trace_name(const char *path)
 		char *parent = strrchr(copy, '/');
 		name = strdup(parent ? parent + 1 : copy);
 	} else {
+		static const char *const ext[] = { ".vmr", ".tar.xz", ".tar.zst", ".tar.gz", ".tar" };
 		size_t bl = strlen(base);
-		if (bl > 4 && strcmp(base + bl - 4, ".vmr") == 0)
-			base[bl - 4] = 0;
+		for (size_t i = 0; i < sizeof(ext) / sizeof(ext[0]); i++) {
+			size_t el = strlen(ext[i]);
+			if (bl > el && strcmp(base + bl - el, ext[i]) == 0) {
+				base[bl - el] = 0;
+				break;
+			}
+		}
 		name = strdup(base);
 	}
 	free(copy);
@@ -148,20 +154,29 @@ static int parse_trace(struct parser *p, struct sweep_spec *s, char **v, int nv,
 	return add_trace(p, s, resolve(dir, v[0]), nv == 2 ? strdup(v[1]) : trace_name(v[0]), NULL);
 }
 
+static int ends_with(const char *s, const char *suffix)
+{
+	size_t a = strlen(s), b = strlen(suffix);
+	return a > b && strcmp(s + a - b, suffix) == 0;
+}
+
 /* A capture as vmreplay capture and capture/ust-capture.sh lay it out
- * (ctf/ inside), a CTF trace itself (metadata), or an ingested .vmr. */
+ * (ctf/ inside), one kept as an archive (ctf.tar.xz inside, or the
+ * archive itself), a CTF trace itself (metadata), or an ingested .vmr. */
 static int is_capture(const char *path, char **trace)
 {
 	struct stat st;
-	size_t l = strlen(path);
 	*trace = NULL;
 	if (stat(path, &st) != 0)
 		return 0;
 	if (S_ISREG(st.st_mode))
-		return l > 4 && strcmp(path + l - 4, ".vmr") == 0 && (*trace = strdup(path)) != NULL;
+		return (ends_with(path, ".vmr") || ends_with(path, ".tar.xz") || ends_with(path, ".tar.zst") ||
+			ends_with(path, ".tar.gz") || ends_with(path, ".tar")) &&
+		       (*trace = strdup(path)) != NULL;
 	if (!S_ISDIR(st.st_mode))
 		return 0;
-	static const char *const inside[] = { "ctf", "metadata", "ust", "kernel" };
+	static const char *const inside[] = { "ctf", "metadata", "ust", "kernel", "ctf.tar.xz",
+					      "ctf.tar.zst", "ctf.tar.gz", "ctf.tar" };
 	for (size_t i = 0; i < sizeof(inside) / sizeof(inside[0]); i++) {
 		char *sub;
 		if (asprintf(&sub, "%s/%s", path, inside[i]) < 0)
