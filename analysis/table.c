@@ -161,6 +161,9 @@ static int build(struct table *t)
 		else if (r->mean != t->first)
 			t->constant = 0;
 	}
+	/* One cell is no sign of a metric nothing moves, unless it is 0. */
+	if (any == 1 && t->first != 0)
+		t->constant = 0;
 	if (t->by_memory)
 		qsort(t->mkeys, t->nr_rows, sizeof(*t->mkeys), cmp_u64);
 	else

@@ -21,6 +21,9 @@ col(i) = words(colours) >= i ? word(colours, i) + 0 : i
 height = 4.8
 
 set datafile separator tab
+# Counts from 0, so that a spike reads as its size.
+set yrange [0:*]
+set tics font ",8"
 plotcmd = 'set multiplot layout 2, 1 title esc("Isolation and throttling over time" . (subtitle ne "" ? "\n" . subtitle : "")); \
 set key inside right top Left reverse font ",8"; \
 set xlabel ""; set ylabel "pages isolated"; \
