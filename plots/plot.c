@@ -350,6 +350,7 @@ static int cmp_row_swappiness(const void *a, const void *b, void *arg)
 struct metric_data {
 	char pols[2048], cols[512];    /* the policies, in block order, and colours */
 	const char *block[256];
+	int has_change[256];           /* a finite change from the baseline */
 	size_t nr_blocks;
 	size_t npoints;                /* the most points of a curve        */
 	double max;                    /* the largest value drawn           */
@@ -407,6 +408,7 @@ static int write_metric_data(const struct stats *st, const struct stats_group *c
 			const double ch[3] = { pct, plo, phi };
 			for (int k = 0; k < 3; k++)
 				fprintf(af.fp, isfinite(ch[k]) ? "\t%.10g" : "\tNaN", ch[k]);
+			md->has_change[md->nr_blocks - 1] |= isfinite(pct);
 			fputc('\n', af.fp);
 			md->nonzero |= r->mean != 0;
 			md->max = fmax(md->max, fmax(hi, r->mean));
@@ -770,7 +772,7 @@ static int is_block(const struct metric_data *md, const char *policy)
  * one of its own ("V").  Where the kernel's points go: the panels with
  * the kind of LRU the kernel ran. */
 static void make_panels(const struct metric_data *md, const struct baseline_rules *rules, const char *kind,
-			char *panels, size_t plen, char *kin, size_t klen)
+			int relative, char *panels, size_t plen, char *kin, size_t klen)
 {
 	int is_base[256] = { 0 }, has_panel[256] = { 0 };
 	char base[64];
@@ -784,6 +786,9 @@ static void make_panels(const struct metric_data *md, const struct baseline_rule
 	}
 	for (size_t i = 0; i < md->nr_blocks; i++) {
 		if (!has_panel[i] && is_base[i])
+			continue;
+		/* A change from a baseline of 0 is no number: no panel. */
+		if (relative && (!has_panel[i] || !md->has_change[i]))
 			continue;
 		size_t used = strlen(panels);
 		if (has_panel[i])
@@ -875,9 +880,20 @@ static int condition_figures(const struct ctx *x, const struct stats_group *c, c
 		char label[128], panels[1024], kin[512], note[512], qnote[1100];
 		double scale;
 		metric_label(o->metrics[k], label, sizeof(label), &scale);
-		make_panels(&md, o->baselines, nk ? kind : "", panels, sizeof(panels), kin, sizeof(kin));
+		int relative = o->relative;
+		make_panels(&md, o->baselines, nk ? kind : "", relative, panels, sizeof(panels), kin,
+			    sizeof(kin));
+		if (relative && !panels[0]) {
+			/* Nothing has a change to draw (every baseline 0 here):
+			 * the values, from 0, say it. */
+			relative = 0;
+			make_panels(&md, o->baselines, nk ? kind : "", 0, panels, sizeof(panels), kin,
+				    sizeof(kin));
+		}
+		/* The kernel has no baseline: it is not in the relative view. */
+		int drawk = nk > 0 && !relative;
 		snprintf(note, sizeof(note), "%s, %g%% CI; * Holm-adjusted p < %g (%s)%s", reps,
-			 100 * st->conf_level, st->alpha, test, nk ? "; x: the captured kernel" : "");
+			 100 * st->conf_level, st->alpha, test, drawk ? "; x: the captured kernel" : "");
 		struct job *j = new_job(js, "swappiness.gp");
 		if (!j)
 			return fail(err, errlen, "out of memory");
@@ -889,17 +905,18 @@ static int condition_figures(const struct ctx *x, const struct stats_group *c, c
 			 "confidence intervals; one panel per policy against its baseline%s; * marks "
 			 "a mean that differs from its baseline (%s, Holm-adjusted p < %g over the "
 			 "headline metrics)%s.", label, ctext, reps, 100 * st->conf_level,
-			 o->relative ? ", as its change from the baseline in %" : ", from 0", test,
-			 st->alpha, nk ? "; x is the captured kernel's own counter, at the swappiness "
+			 relative ? ", as its change from the baseline in % (where the baseline is "
+			 "not 0)" : ", from 0", test,
+			 st->alpha, drawk ? "; x is the captured kernel's own counter, at the swappiness "
 			 "each capture ran at" : "");
 		if (job_vars(j, x->absout, js->n - 1, 1, "datafile='%s'; policies='%s'; colours='%s'; "
 			     "panels='%s'; metric='%s'; ylabel='%s'; subtitle='%s'; note='%s'; "
 			     "npoints=%zu; scale=%g; relative=%d; yformat='%s'%s%s%s%s%s", path, md.pols,
 			     md.cols, panels, o->metrics[k], label, ctext, gpq(note, qnote, sizeof(qnote)),
 			     md.npoints, scale,
-			     o->relative, yformat(fmax(md.max, kmax) * scale),
-			     nk ? "; kernelfile='" : "", nk ? kpath : "", nk ? "'; kernelpanels='" : "",
-			     nk ? kin : "", nk ? "'" : "") != 0)
+			     relative, relative ? "%g" : yformat(fmax(md.max, kmax) * scale),
+			     drawk ? "; kernelfile='" : "", drawk ? kpath : "", drawk ? "'; kernelpanels='" : "",
+			     drawk ? kin : "", drawk ? "'" : "") != 0)
 			return fail(err, errlen, "out of memory");
 		/* The overview: the same policies in every panel, the base
 		 * ones (no "+patch": the kernel's choice of LRU). */
