@@ -112,5 +112,6 @@ fi
 
 "$vmr" stats -O "$out" "${dirs[@]}"
 "$vmr" plot -o "$out" "${dirs[@]}"
-say "wrote $out/: $(grep -c '<figure>' "$out/index.html") figures (index.html, README.md)," \
-    "tables.{txt,md,tex}, stats.{tsv,json} in $(( $(date +%s) - start )) s"
+say "wrote $out/: $(grep -c '<figure>' "$out/index.html") figures (index.html, README.md;" \
+    "$(grep -c '^\* .*: ' <(sed -n '/^## No figure/,/^## Figures/p' "$out/README.md")) metric-conditions" \
+    "0 in every run, named there), tables.{txt,md,tex}, stats.{tsv,json} in $(( $(date +%s) - start )) s"
