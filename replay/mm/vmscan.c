@@ -4,10 +4,10 @@
  * get_scan_count, shrink_lruvec), the code every LRU shares
  * (shrink_folio_list and its per-folio decisions, throttling), and the
  * drivers (shrink_node, do_try_to_free_pages, try_to_free_pages,
- * try_to_free_mem_cgroup_pages, kswapd's balance_pgdat).  MGLRU
+ * try_to_free_mem_cgroup_pages); kswapd is in vmscan_kswapd.c.  MGLRU
  * (lru_gen/) is entered where the kernel calls lru_gen_*: shrink_node for
- * root reclaim, shrink_lruvec for cgroup reclaim, kswapd_age_node, and
- * folio_check_references.
+ * root reclaim, shrink_lruvec for cgroup reclaim, kswapd_age_node (in
+ * vmscan_kswapd.c), and folio_check_references.
  *
  * Left out (DEVIATIONS.md): one node with one zone, order 0 only (no
  * compaction; should_continue_reclaim's reclaim/compaction mode never
@@ -402,8 +402,8 @@ static uint64_t shrink_inactive_list(struct engine *e, uint64_t nr_to_scan, int 
 /* shrink_active_list: move folios from the active to the inactive list.
  * A referenced folio is deactivated anyway, except executable file pages,
  * which get another trip around the active list. */
-static void shrink_active_list(struct engine *e, uint64_t nr_to_scan, int memcg,
-			       struct scan_control *sc, enum lru_list lru)
+void shrink_active_list(struct engine *e, uint64_t nr_to_scan, int memcg,
+			struct scan_control *sc, enum lru_list lru)
 {
 	struct lruvec *lv = &e->memcgs[memcg].lruvec;
 	int file = is_file_lru(lru);
@@ -741,7 +741,7 @@ static void prepare_scan_control(struct engine *e, struct scan_control *sc)
 /* shrink_node: one pass over the node (root reclaim with MGLRU goes to
  * lru_gen_shrink_node), then the writeback and congestion bookkeeping
  * that decides whether reclaimers should slow down. */
-static void shrink_node(struct engine *e, struct scan_control *sc)
+void shrink_node(struct engine *e, struct scan_control *sc)
 {
 	struct pglist_data *pgdat = &e->node;
 
@@ -802,7 +802,7 @@ int pgdat_balanced(const struct engine *e)
 
 /* snapshot_refaults: remember the activation counters at the end of a
  * cycle, so the next one sees whether refaults happened since. */
-static void snapshot_refaults(struct engine *e, int target_memcg)
+void snapshot_refaults(struct engine *e, int target_memcg)
 {
 	struct lruvec *lv = &e->memcgs[target_memcg < 0 ? 0 : target_memcg].lruvec;
 	lv->refaults[LRU_ANON] = lv->stat_workingset_activate[LRU_ANON];
@@ -867,7 +867,7 @@ retry:
 	return 0;
 }
 
-static void init_sc(struct scan_control *sc, uint32_t task)
+void init_sc(struct scan_control *sc, uint32_t task)
 {
 	memset(sc, 0, sizeof(*sc));
 	sc->priority = DEF_PRIORITY;
@@ -882,7 +882,7 @@ static void init_sc(struct scan_control *sc, uint32_t task)
 /* allow_direct_reclaim: is there still half the min reserve free?  A
  * hopeless kswapd lets everyone reclaim; a reclaimer that is held back
  * makes sure kswapd is awake. */
-static int allow_direct_reclaim(struct engine *e)
+int allow_direct_reclaim(struct engine *e)
 {
 	if (e->node.kswapd_failures >= MAX_RECLAIM_RETRIES)
 		return 1;
@@ -928,128 +928,4 @@ uint64_t try_to_free_mem_cgroup_pages(struct engine *e, int memcg, uint64_t nr_p
 	uint64_t nr = do_try_to_free_pages(e, &sc);
 	record_reclaim_end(e, &sc);
 	return nr;
-}
-
-/* ---- kswapd ----------------------------------------------------------- */
-
-/* wakeup_kswapd: an allocation found the low watermark breached. */
-void wakeup_kswapd(struct engine *e)
-{
-	if (e->kswapd_state == KSWAPD_RUNNING)
-		return;
-	/* Hopeless node: kswapd stays asleep (it would only spin). */
-	if (e->node.kswapd_failures >= MAX_RECLAIM_RETRIES)
-		return;
-	if (pgdat_balanced(e))
-		return;
-	e->kswapd_state = KSWAPD_RUNNING;
-	sim_wake_all(&e->sim, &e->kswapd_wait);
-}
-
-/* kswapd_age_node: keep the inactive anon list from running low even
- * when nothing is reclaimed (MGLRU: lru_gen_age_node). */
-static void kswapd_age_node(struct engine *e, struct scan_control *sc)
-{
-	if (lru_gen_enabled(e)) {
-		lru_gen_age_node(e, sc);
-		return;
-	}
-	if (!can_age_anon_pages(e))
-		return;
-	if (!inactive_is_low(e, 0, LRU_INACTIVE_ANON))
-		return;
-	for (int m = 0; m < e->nr_memcgs; m++)
-		shrink_active_list(e, SWAP_CLUSTER_MAX, m, sc, LRU_ACTIVE_ANON);
-}
-
-/* kswapd_shrink_node: reclaim toward the high watermark; reports whether
- * enough was scanned that priority need not rise. */
-static int kswapd_shrink_node(struct engine *e, struct scan_control *sc)
-{
-	uint64_t high = e->node.watermark[WMARK_HIGH];
-	sc->nr_to_reclaim = high > SWAP_CLUSTER_MAX ? high : SWAP_CLUSTER_MAX;
-	shrink_node(e, sc);
-	return sc->nr_scanned >= sc->nr_to_reclaim;
-}
-
-/* balance_pgdat: reclaim until the node is balanced (free above the high
- * watermark), raising the priority when a pass reclaims too little. */
-static void balance_pgdat(struct engine *e)
-{
-	struct scan_control sc;
-	init_sc(&sc, UINT32_MAX);
-	sc.sim.kswapd = 1;
-	count_vm_events(e, VM_pageoutrun, 1);
-	record_reclaim_begin(e, &sc, RECLAIM_KSWAPD);
-restart:
-	sc.priority = DEF_PRIORITY;
-	do {
-		uint64_t nr_reclaimed = sc.nr_reclaimed;
-		int raise_priority = 1;
-		if (pgdat_balanced(e))
-			break;
-		sc.may_writepage = 1;
-		sc.may_swap = 1;
-		sc.nr_scanned = 0;
-		kswapd_age_node(e, &sc);
-		if (kswapd_shrink_node(e, &sc))
-			raise_priority = 0;
-		record_priority(&sc);
-		if (sim_waitq_active(&e->pfmemalloc_wait) && allow_direct_reclaim(e))
-			sim_wake_all(&e->sim, &e->pfmemalloc_wait);
-		nr_reclaimed = sc.nr_reclaimed - nr_reclaimed;
-		if (raise_priority || !nr_reclaimed)
-			sc.priority--;
-	} while (sc.priority >= 1);
-	/* The whole priority loop in cache-trim mode reclaimed nothing:
-	 * once more without it. */
-	if (!sc.nr_reclaimed && sc.priority < 1 && !sc.no_cache_trim_mode && sc.cache_trim_mode_failed) {
-		sc.no_cache_trim_mode = 1;
-		goto restart;
-	}
-	if (!sc.nr_reclaimed)
-		e->node.kswapd_failures++;
-	snapshot_refaults(e, -1);
-	record_reclaim_end(e, &sc);
-}
-
-/* prepare_kswapd_sleep: balanced, or hopeless.  Nobody should wait on
- * pfmemalloc_wait while kswapd sleeps: they are woken (and throttle
- * again if that was premature). */
-static int prepare_kswapd_sleep(struct engine *e)
-{
-	if (sim_waitq_active(&e->pfmemalloc_wait))
-		sim_wake_all(&e->sim, &e->pfmemalloc_wait);
-	if (e->node.kswapd_failures >= MAX_RECLAIM_RETRIES)
-		return 1;
-	if (pgdat_balanced(e)) {
-		/* clear_pgdat_congested: the node is fine again. */
-		e->memcgs[0].lruvec.congested = 0;
-		e->node.pgdat_dirty = e->node.pgdat_writeback = 0;
-		return 1;
-	}
-	return 0;
-}
-
-/* kswapd: sleep until woken, balance the node, then kswapd_try_to_sleep:
- * a short nap (HZ/10) and, if the node is still balanced, a full sleep. */
-void kswapd_main(void *arg)
-{
-	struct engine *e = arg;
-	e->kswapd_state = KSWAPD_SLEEPING;
-	for (;;) {
-		while (e->kswapd_state == KSWAPD_SLEEPING && !e->stopping)
-			sim_wait(&e->sim, &e->kswapd_wait, 1000ull * NSEC_PER_SEC);
-		if (e->stopping)
-			return;
-		balance_pgdat(e);
-		if (!prepare_kswapd_sleep(e))
-			continue;
-		e->kswapd_state = KSWAPD_NAPPING;
-		if (sim_wait(&e->sim, &e->kswapd_wait, NSEC_PER_SEC / 10))
-			continue;          /* woken during the nap: work again */
-		if (e->stopping)
-			return;
-		e->kswapd_state = prepare_kswapd_sleep(e) ? KSWAPD_SLEEPING : KSWAPD_RUNNING;
-	}
 }

@@ -82,4 +82,12 @@ void wakeup_kswapd(struct engine *e);
 void kswapd_main(void *arg);
 int pgdat_balanced(const struct engine *e);
 
+/* What kswapd (vmscan_kswapd.c) shares with the drivers of vmscan.c. */
+void init_sc(struct scan_control *sc, uint32_t task);
+void shrink_node(struct engine *e, struct scan_control *sc);
+void shrink_active_list(struct engine *e, uint64_t nr_to_scan, int memcg,
+			struct scan_control *sc, enum lru_list lru);
+void snapshot_refaults(struct engine *e, int target_memcg);
+int allow_direct_reclaim(struct engine *e);
+
 #endif
