@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <stdlib.h>
 #include <unistd.h>
+#include <xxhash.h>
 
 #include "vmr/vmr.h"
 #include "vmr_fixture.h"
@@ -190,6 +191,90 @@ static void multi_block(void **state)
 	unlink(path);
 }
 
+/* META values a replay divides by or builds from, checked on open even
+ * when every checksum is right (the writer wrote them faithfully). */
+static void meta_values(void **state)
+{
+	(void)state;
+	make_tmp();
+	static const struct { const char *meta, *why; } cases[] = {
+		{ "page_size\t0000\n", "page_size: '0000'" },  /* SIGFPE in engine_init */
+		{ "page_size\t0\n", "page_size" },
+		{ "page_size\t512\n", "page_size: '512'" },
+		{ "page_size\t4097\n", "page_size" },
+		{ "page_size\t 4096\n", "page_size" },
+		{ "page_size\t1048576\n", "page_size" },
+		{ "memory_limit\t1\n", "memory_limit: '1'" },
+		{ "page_size\t65536\nmemory_limit\t4096\n", "memory_limit" },
+		{ "mem_total\t-5\n", "mem_total" },
+		{ "swap_size\t99999999999999999999\n", "swap_size" },
+		{ "swappiness\t201\n", "swappiness" },
+		{ "swappiness\t-5\n", "swappiness" },
+		{ "nr_cpus\t+2\n", "nr_cpus" },
+		{ "cgroup\t100 0 60 /a\n", "path '/a' is absolute" },   /* UAF in engine_init */
+		{ "cgroup\t100 0 60 a/b/c/d/e\n", "nests deeper than 4" },
+		{ "cgroup\t100 0 60 a//b\n", "empty component" },
+		{ "cgroup\t100 0 60 a/\n", "empty component" },
+		{ "cgroup\t100 0 60 a/../b\n", "'..'" },
+		{ "cgroup\t100 0 60 \n", "is empty" },
+		{ "cgroup\t100 1 60 a\n", "bad limit" },
+		{ "cgroup\t100 0 300 a\n", "bad swappiness" },
+		{ "cgroup\tx 0 60 a\n", "bad pid" },
+		{ "cgroup\t100 0\n", "not 'PID LIMIT" },
+		{ "workload\n", "not 'key<TAB>value'" },
+		{ "workload\tx", "middle of a line" },
+	};
+	struct vmr_rec r[] = { { 0, VMR_OP_LOAD } };
+	struct fixture_task t = { 0, r, 1 };
+	struct vmr v;
+	char err[256];
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		assert_int_equal(fixture_vmr(path, &t, 1, 1, NULL, cases[i].meta), 0);
+		if (vmr_open(&v, path, err, sizeof(err)) == 0)
+			fail_msg("META '%s' was accepted", cases[i].meta);
+		if (!strstr(err, cases[i].why) || !strstr(err, path))
+			fail_msg("META '%s': '%s' does not say '%s'", cases[i].meta, err, cases[i].why);
+	}
+	/* What sessions really have is accepted. */
+	assert_int_equal(fixture_vmr(path, &t, 1, 1, NULL,
+				     "page_size\t16384\nmemory_limit\t0\nswappiness\t-1\n"
+				     "mem_total\t25276059648\ncgroup\t21139 0 -1 apps/camera\n"
+				     "cgroup\t7 16384 200 a b/c d/e/f g\n"), 0);
+	assert_int_equal(vmr_open(&v, path, err, sizeof(err)), 0);
+	vmr_close(&v);
+	unlink(path);
+}
+
+/* A count whose product with its item size wraps (2^61 tasks of 72 bytes
+ * is 0 bytes mod 2^64) is refused, with a header whose checksum is right. */
+static void wrapping_counts(void **state)
+{
+	(void)state;
+	make_tmp();
+	struct vmr_rec r[] = { { 0, VMR_OP_LOAD } };
+	struct fixture_task t = { 0, r, 1 };
+	for (int field = 0; field < 2; field++) {
+		assert_int_equal(fixture_vmr(path, &t, 0, 1, NULL, ""), 0);
+		struct vmr_header h;
+		int fd = open(path, O_RDWR);
+		assert_true(fd >= 0);
+		assert_int_equal(pread(fd, &h, sizeof(h), 0), sizeof(h));
+		if (field == 0)
+			h.nr_tasks = 1ull << 61;
+		else
+			h.nr_records = 1ull << 61;
+		h.header_sum = 0;
+		h.header_sum = XXH3_64bits(&h, sizeof(h));
+		assert_int_equal(pwrite(fd, &h, sizeof(h), 0), sizeof(h));
+		close(fd);
+		struct vmr v;
+		char err[256];
+		assert_int_equal(vmr_open(&v, path, err, sizeof(err)), -1);
+		assert_non_null(strstr(err, "section sizes disagree"));
+	}
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -199,6 +284,8 @@ int main(void)
 		cmocka_unit_test(out_of_range_record),
 		cmocka_unit_test(not_a_vmr),
 		cmocka_unit_test(multi_block),
+		cmocka_unit_test(meta_values),
+		cmocka_unit_test(wrapping_counts),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

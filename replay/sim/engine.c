@@ -222,8 +222,8 @@ int engine_init(struct engine *e, const struct vmr *v, const struct engine_param
 	for (size_t i = 0; i < cl.nr; i++) {
 		int m = mem_cgroup_from_path(e, cl.l[i].path, p->swappiness);
 		if (m < 0) {
-			free_cgroup_lines(&cl);
 			snprintf(err, errlen, "%s: cgroup '%s' nests too deep", v->path, cl.l[i].path);
+			free_cgroup_lines(&cl);
 			engine_free(e);
 			return -1;
 		}

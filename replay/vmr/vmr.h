@@ -270,6 +270,32 @@ const char *vmr_meta_get(const struct vmr *v, const char *key, char *buf, size_t
 void vmr_meta_each(const struct vmr *v, const char *key,
 		   void (*fn)(void *arg, const char *value, size_t len), void *arg);
 
+/* ---- What a session's values may be (vmr_meta.c) ------------------- */
+
+/* Base page sizes Linux has: 4 KiB (x86), 16 and 64 KiB (arm64, ppc64),
+ * 256 KiB (hexagon).  The replay divides by page_size / 1024. */
+#define VMR_PAGE_SIZE_MIN  4096u
+#define VMR_PAGE_SIZE_MAX  (256u << 10)
+/* Memory sizes (limits, RAM, swap) up to 4 PiB: 2^52, x86-64's physical
+ * address space. */
+#define VMR_BYTES_MAX      (1ull << 52)
+/* A trace's cgroup path, relative to the session's cgroup: the levels the
+ * replay builds (mem_cgroup_from_path) and the bytes it keeps. */
+#define VMR_CGROUP_DEPTH_MAX 4
+#define VMR_CGROUP_PATH_MAX  127
+#define VMR_XSTR(x) #x
+#define VMR_STR(x) VMR_XSTR(x)
+
+/* NULL when PATH (LEN bytes) is a cgroup path a replay can build, else
+ * why not ("nests deeper than 4 levels"). */
+const char *vmr_cgroup_path_check(const char *path, size_t len);
+/* Checks a META "cgroup" value, "PID LIMIT SWAPPINESS PATH"; 0 or -1
+ * with the reason in err. */
+int vmr_cgroup_line_check(const char *val, size_t len, uint64_t page_size, char *err, size_t errlen);
+/* Checks every line of a META section and the values of the keys a
+ * replay reads (page_size, sizes, swappiness, cgroup lines); 0 or -1. */
+int vmr_meta_check(const char *meta, size_t size, char *err, size_t errlen);
+
 /* Lower-case hex of the trace hash; buf must hold 33 bytes. */
 void vmr_hash_hex(const uint8_t hash[16], char buf[33]);
 

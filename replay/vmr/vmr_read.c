@@ -78,13 +78,22 @@ fail:
 	return -1;
 }
 
+/* Section KIND holds exactly NR items of SIZE bytes. */
+static int sec_holds(const struct vmr_header *h, int kind, uint64_t nr, size_t size)
+{
+	uint64_t bytes = h->sec[kind - 1].size;
+	return bytes % size == 0 && bytes / size == nr;
+}
+
 static int check_contents(const struct vmr *v, char *err, size_t errlen)
 {
 	const struct vmr_header *h = v->hdr;
 	const char *path = v->path;
-	if (h->sec[VMR_SEC_TASKS - 1].size != h->nr_tasks * sizeof(struct vmr_task) ||
-	    h->sec[VMR_SEC_RECORDS - 1].size != h->nr_records * sizeof(struct vmr_rec) ||
-	    h->sec[VMR_SEC_PAGES - 1].size != h->nr_pages * sizeof(struct vmr_page) ||
+	/* Divide rather than multiply: a count of 2^61 tasks times 72 bytes
+	 * wraps to 0 and would match an empty section. */
+	if (!sec_holds(h, VMR_SEC_TASKS, h->nr_tasks, sizeof(struct vmr_task)) ||
+	    !sec_holds(h, VMR_SEC_RECORDS, h->nr_records, sizeof(struct vmr_rec)) ||
+	    !sec_holds(h, VMR_SEC_PAGES, h->nr_pages, sizeof(struct vmr_page)) ||
 	    h->sec[VMR_SEC_VMSTAT - 1].size % sizeof(struct vmr_vmstat) ||
 	    h->sec[VMR_SEC_KEVENTS - 1].size % sizeof(struct vmr_kev) ||
 	    h->sec[VMR_SEC_MEMCG - 1].size % sizeof(struct vmr_memcg))
@@ -191,6 +200,11 @@ int vmr_open(struct vmr *v, const char *path, char *err, size_t errlen)
 	v->nr_memcg = h->sec[VMR_SEC_MEMCG - 1].size / sizeof(struct vmr_memcg);
 	if (check_contents(v, err, errlen) != 0)
 		goto fail;
+	char why[256];
+	if (vmr_meta_check(v->meta, v->meta_size, why, sizeof(why)) != 0) {
+		snprintf(err, errlen, "%s: %s", path, why);
+		goto fail;
+	}
 	return 0;
 fail:
 	vmr_close(v);
