@@ -500,12 +500,183 @@ static void bridged(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* ------------------------------------------------------------------ */
+/* Hostile traces: values a replay could not trust are refused where    */
+/* they enter, naming trace, event and field                            */
+
+enum { U_SESSION, U_CGROUP, U_ACCESS };
+
+static void ust_begin(struct ctf *c, const char *name)
+{
+	ctf_begin(c, name, "ust", "lttng-ust", "");
+	ctf_event_class(c, U_SESSION, "vmreplay:session",
+			"string _workload; string _argv; uint64_t _memory_limit; int32_t _swappiness; "
+			"uint32_t _page_size; string _kernel_release; string _hostname; uint32_t _nr_cpus; "
+			"uint64_t _mem_total; string _lru_kind;");
+	ctf_event_class(c, U_CGROUP, "vmreplay:cgroup",
+			"int32_t _pid; int32_t _tid; string _path; uint64_t _limit; int32_t _swappiness;");
+	ctf_event_class(c, U_ACCESS, "vmreplay:anon_access",
+			"int32_t _pid; int32_t _tid; uint64_t _addr; uint64_t _len; uint8_t _write;");
+}
+
+static void ust_session(struct ctf *c, uint32_t page_size, uint64_t mem_total)
+{
+	ev(c, U_SESSION, 1000);
+	str(&c->ev, "hostile"); str(&c->ev, "hostile"); u64(&c->ev, 0); i32(&c->ev, 60);
+	u32(&c->ev, page_size); str(&c->ev, "6.18"); str(&c->ev, "h"); u32(&c->ev, 2);
+	u64(&c->ev, mem_total); str(&c->ev, "classic");
+}
+
+static void ust_access(struct ctf *c, uint64_t ts, uint64_t addr, uint64_t len)
+{
+	ev(c, U_ACCESS, ts);
+	i32(&c->ev, 7); i32(&c->ev, 7); u64(&c->ev, addr); u64(&c->ev, len); u8(&c->ev, 1);
+}
+
+/* Ingests C and expects a one-line refusal naming the trace and WHAT. */
+static void refused(struct ctf *c, const char *what)
+{
+	struct ingest_opts o = { .trace = c->dir, .output = "/dev/null", .use_cache = 0 };
+	struct ingest_report rep;
+	char path[512], err[1024] = "";
+	if (ingest(&o, &rep, path, sizeof(path), err, sizeof(err)) != -1)
+		fail_msg("%s: accepted, expected '%s'", c->dir, what);
+	if (!strstr(err, what) || !strstr(err, c->dir) || strchr(err, '\n'))
+		fail_msg("%s: '%s' does not say '%s'", c->dir, err, what);
+	char cmd[600];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", c->dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+/* page_size 512: the replay divides by page_size / 1024 (SIGFPE). */
+static void hostile_page_size(void **state)
+{
+	(void)state;
+	struct ctf c;
+	ust_begin(&c, "pagesize");
+	ust_session(&c, 512, 1ull << 30);
+	ust_access(&c, 2000, 0x10000, 4096);
+	ctf_end(&c);
+	refused(&c, "event vmreplay:session: field page_size: 512 is not a page size");
+}
+
+/* A cgroup six levels deep (the replay builds four: use after free on
+ * its error path), and an absolute one. */
+static void hostile_cgroup(void **state)
+{
+	(void)state;
+	static const struct { const char *path, *why; } cases[] = {
+		{ "a/b/c/d/e/f", "field path: 'a/b/c/d/e/f' nests deeper than 4 levels" },
+		{ "/a", "field path: '/a' is absolute" },
+		{ "a/./b", "field path: 'a/./b' has a '.' or '..' component" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct ctf c;
+		ust_begin(&c, "cgroup");
+		ust_session(&c, 4096, 1ull << 30);
+		ev(&c, U_CGROUP, 1500);
+		i32(&c.ev, 7); i32(&c.ev, 7); str(&c.ev, cases[i].path); u64(&c.ev, 0); i32(&c.ev, 60);
+		ust_access(&c, 2000, 0x10000, 4096);
+		ctf_end(&c);
+		refused(&c, cases[i].why);
+	}
+	struct ctf c;
+	ust_begin(&c, "cglimit");
+	ust_session(&c, 4096, 1ull << 30);
+	ev(&c, U_CGROUP, 1500);
+	i32(&c.ev, 7); i32(&c.ev, 7); str(&c.ev, "a"); u64(&c.ev, 100); i32(&c.ev, 60);
+	ctf_end(&c);
+	refused(&c, "field limit: 100 is not 0 or a size from one page");
+}
+
+/* One flipped bit in len: 748 GiB touched by a session of 1 GiB. */
+static void hostile_length(void **state)
+{
+	(void)state;
+	struct ctf c;
+	ust_begin(&c, "length");
+	ust_session(&c, 4096, 1ull << 30);
+	ust_access(&c, 2000, 0x10000, 748ull << 30);
+	ctf_end(&c);
+	refused(&c, "event vmreplay:anon_access: field len: 803158884352 bytes is more than the "
+		    "session's memory");
+}
+
+/* A bridged event whose kts would wrap when moved to the trace's clock. */
+static void hostile_kts(void **state)
+{
+	(void)state;
+	struct ctf c;
+	ctf_begin(&c, "kts", "ust", "lttng-ust", "");
+	ctf_event_class(&c, 0, "vmreplay_kernel:mm_vmscan_memcg_reclaim_end", KCOMMON "uint64_t _nr_reclaimed;");
+	ev(&c, 0, 1000);
+	kcommon(&c, 0x7ffffffffffffff0ull, 5);
+	u64(&c.ev, 1);
+	ev(&c, 0, 2000);
+	kcommon(&c, 0xfffffffffffffff0ull, 5);
+	u64(&c.ev, 1);
+	ctf_end(&c);
+	refused(&c, "event mm_vmscan_memcg_reclaim_end: field kts: 18446744073709551600 is outside");
+}
+
+/* Many threads: each fork creates two tasks, which moves the task table
+ * (a stale pointer was read after the second creation: ASan's
+ * use-after-free on Trace Compass's many-threads trace).  Every child is
+ * a task of the tree with its own fault. */
+static void many_forks(void **state)
+{
+	(void)state;
+	enum { N = 300 };
+	struct ctf c;
+	ctf_begin(&c, "forks", "kernel", "lttng-modules",
+		  "  event.context := struct { int32_t _tid; int32_t _pid; };\n");
+	ctf_event_class(&c, 0, "sched_process_fork",
+			"string _parent_comm; int32_t _parent_tid; int32_t _parent_pid; "
+			"string _child_comm; int32_t _child_tid; int32_t _child_pid;");
+	ctf_event_class(&c, 1, "x86_exceptions_page_fault_user",
+			"xint64_t _address; xint64_t _ip; uint8_t _error_code;");
+	for (int i = 0; i < N; i++) {
+		/* a chain: each child forks the next, so each fork names a
+		 * parent created by the one before and a new child */
+		ev(&c, 0, 1000 + 10 * (uint64_t)i);
+		i32(&c.ev, 100 + i); i32(&c.ev, 100 + i);
+		str(&c.ev, "p"); i32(&c.ev, 100 + i); i32(&c.ev, 100 + i);
+		str(&c.ev, "c"); i32(&c.ev, 101 + i); i32(&c.ev, 101 + i);
+	}
+	for (int i = 0; i < N; i++) {
+		ev(&c, 1, 100000 + 10 * (uint64_t)i);
+		i32(&c.ev, 101 + i); i32(&c.ev, 101 + i);
+		u64(&c.ev, 0x10000); u64(&c.ev, 0x400000); u8(&c.ev, 0x6);
+	}
+	ctf_end(&c);
+	char out[600];
+	snprintf(out, sizeof(out), "%s.vmr", c.dir);
+	struct vmr v;
+	ingest_to(&c, out, &v);
+	assert_int_equal(v.hdr->nr_tasks, N);
+	assert_int_equal(v.hdr->nr_accesses, N);
+	uint64_t forks = 0;
+	for (uint64_t i = 0; i < v.nr_kev; i++)
+		forks += v.kev[i].type == VMR_KEV_FORK;
+	assert_int_equal(forks, N);
+	vmr_close(&v);
+	unlink(out);
+	char cmd[600];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", c.dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(kernel_domain),
 		cmocka_unit_test(kernel_missing_field),
 		cmocka_unit_test(bridged),
+		cmocka_unit_test(hostile_page_size),
+		cmocka_unit_test(hostile_cgroup),
+		cmocka_unit_test(hostile_length),
+		cmocka_unit_test(hostile_kts),
+		cmocka_unit_test(many_forks),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -189,11 +189,37 @@ static const char *get_str(const struct evclass *c, const bt_field *payload, int
 /* ------------------------------------------------------------------ */
 /* Events                                                              */
 
+/* A size field of a session: 0 (none) or at least one page, at most
+ * VMR_BYTES_MAX; what the replay divides into pages. */
+static int size_ok(struct sink *s, const struct evclass *c, const char *field, uint64_t v)
+{
+	if (v == 0 || (v >= s->page_size && v <= VMR_BYTES_MAX))
+		return 1;
+	sink_fail(s, "%s: event %s: field %s: %llu is not 0 or a size from one page (%llu) to 2^52",
+		  s->trace, c->name, field, (unsigned long long)v, (unsigned long long)s->page_size);
+	return 0;
+}
+
 static void on_session(struct sink *s, const struct evclass *c, const bt_field *p)
 {
 	if (s->saw_session++)
 		return;                /* the first session event describes the trace */
 	sink_set_page_size(s, get_u(c, p, 4), c->name);
+	int64_t sw = get_s(c, p, 3);
+	if (s->failed || !size_ok(s, c, "memory_limit", get_u(c, p, 2)) ||
+	    !size_ok(s, c, "mem_total", get_u(c, p, 8)))
+		return;
+	if (sw < -1 || sw > 200) {
+		sink_fail(s, "%s: event %s: field swappiness: %lld is not -1 (not known) or 0-200",
+			  s->trace, c->name, (long long)sw);
+		return;
+	}
+	s->mem_total = get_u(c, p, 8);
+	if (get_u(c, p, 7) > 65536) {
+		sink_fail(s, "%s: event %s: field nr_cpus: %llu is not a number of CPUs", s->trace,
+			  c->name, (unsigned long long)get_u(c, p, 7));
+		return;
+	}
 	sink_meta_add(s, "workload", "%s", get_str(c, p, 0));
 	sink_meta_add(s, "argv", "%s", get_str(c, p, 1));
 	sink_meta_add(s, "memory_limit", "%llu", (unsigned long long)get_u(c, p, 2));
@@ -231,6 +257,15 @@ static int range_pages(struct sink *s, const struct evclass *c, uint64_t start, 
 	if (len == 0 || len > MAX_RANGE_BYTES) {
 		sink_fail(s, "%s: event %s: field len: %llu bytes is not a valid range", s->trace,
 			  c->name, (unsigned long long)len);
+		return -1;
+	}
+	/* One event touches at most the session's RAM: a longer one is a
+	 * damaged length (a flipped bit makes 748 GiB of a 4 KiB touch), and
+	 * would make billions of page ids of nothing. */
+	if (s->mem_total && len > s->mem_total) {
+		sink_fail(s, "%s: event %s: field len: %llu bytes is more than the session's memory "
+			  "(mem_total %llu)", s->trace, c->name, (unsigned long long)len,
+			  (unsigned long long)s->mem_total);
 		return -1;
 	}
 	if (start > UINT64_MAX - len) {
@@ -367,11 +402,20 @@ void sink_event(struct sink *s, const bt_message *msg)
 		/* "pid limit swappiness path": the path last, it may hold spaces. */
 		int64_t sw = get_s(c, p, 4);
 		const char *path = get_str(c, p, 2);
-		if (!path[0] || path[0] == '/' || strstr(path, "//") || sw < -1 || sw > 200) {
-			sink_fail(s, "%s: event %s: field %s: '%s' is not valid", s->trace, c->name,
-				  sw < -1 || sw > 200 ? "swappiness" : "path", path);
+		const char *why = vmr_cgroup_path_check(path, strlen(path));
+		if (why) {
+			sink_fail(s, "%s: event %s: field path: '%.60s' %s", s->trace, c->name, path, why);
 			return;
 		}
+		if (sw < -1 || sw > 200) {
+			sink_fail(s, "%s: event %s: field swappiness: %lld is not -1 (not known) or 0-200",
+				  s->trace, c->name, (long long)sw);
+			return;
+		}
+		if (!s->page_size)
+			sink_set_page_size(s, 4096, c->name);   /* no session event yet */
+		if (!size_ok(s, c, "limit", get_u(c, p, 3)))
+			return;
 		sink_meta_add(s, "cgroup", "%u %llu %lld %s", (unsigned)get_u(c, p, 0),
 			      (unsigned long long)get_u(c, p, 3), (long long)sw, path);
 		break;

@@ -391,9 +391,11 @@ int kevents_finish(struct kevents *k, struct sink *s)
 			t->pid = e->pid;
 		switch (e->type) {
 		case VMR_KEV_FORK: {
-			struct tinfo *p = kev_tinfo(k, (uint32_t)e->f[0], 1), *ch = kev_tinfo(k, (uint32_t)e->f[2], 1);
-			if (!p || !ch)
+			/* Creating a task may move them all (kev_tinfo): create
+			 * both, then look both up. */
+			if (!kev_tinfo(k, (uint32_t)e->f[0], 1) || !kev_tinfo(k, (uint32_t)e->f[2], 1))
 				goto oom;
+			struct tinfo *p = kev_tinfo(k, (uint32_t)e->f[0], 0), *ch = kev_tinfo(k, (uint32_t)e->f[2], 0);
 			ch->pid = (uint32_t)e->f[3];
 			ch->ppid = (uint32_t)e->f[0];
 			unpack_comm(ch->comm, &e->f[4]);

@@ -162,6 +162,18 @@ struct tinfo *kev_tinfo(struct kevents *k, uint32_t tid, int create)
 	return t;
 }
 
+/* KTS, a kernel CLOCK_MONOTONIC stamp, in the trace's time: KTS + OFFSET,
+ * which must be a time from the trace's origin (0 to INT64_MAX ns); -1 if
+ * a damaged stamp would wrap. */
+static int kts_time(uint64_t kts, int64_t offset, uint64_t *ts)
+{
+	int64_t t;
+	if (kts > INT64_MAX || __builtin_add_overflow((int64_t)kts, offset, &t) || t < 0)
+		return -1;
+	*ts = (uint64_t)t;
+	return 0;
+}
+
 /* ------------------------------------------------------------------ */
 /* The kevents object and its results                                  */
 
@@ -453,8 +465,11 @@ int kevents_event(struct kevents *k, int kidx, const bt_message *msg, const char
 
 	if (c->origin == O_CAPTURE) {
 		int kind = c->spec->kind;
-		uint64_t ts = kind == KK_CAPTURE_SESSION || kind == KK_CAPTURE_END
-			      ? (uint64_t)nsfo : (uint64_t)((int64_t)v[0] + offset);
+		uint64_t ts = (uint64_t)nsfo;
+		if (kind != KK_CAPTURE_SESSION && kind != KK_CAPTURE_END &&
+		    kts_time(v[0], offset, &ts) != 0)
+			return kfail(err, errlen, "%s: event %s: field kts: %llu is outside the trace's "
+				     "clock", trace, name, (unsigned long long)v[0]);
 		switch (kind) {
 		case KK_CAPTURE_SESSION:
 			if (k->saw_session++)
@@ -530,7 +545,10 @@ int kevents_event(struct kevents *k, int kidx, const bt_message *msg, const char
 	uint64_t ts;
 	uint32_t tid, pid, cpu;
 	if (c->origin == O_BRIDGE) {
-		ts = (uint64_t)((int64_t)getu(ev, &c->kts) + offset);
+		uint64_t kts = getu(ev, &c->kts);
+		if (kts_time(kts, offset, &ts) != 0)
+			return kfail(err, errlen, "%s: event %s: field kts: %llu is outside the trace's "
+				     "clock", trace, name, (unsigned long long)kts);
 		cpu = (uint32_t)getu(ev, &c->kcpu);
 		tid = (uint32_t)getu(ev, &c->ktid);
 		pid = (uint32_t)getu(ev, &c->kpid);

@@ -198,9 +198,10 @@ void sink_run_add(struct run *r, uint32_t id)
 
 void sink_set_page_size(struct sink *s, uint64_t ps, const char *ev)
 {
-	if (ps < 512 || ps > (1u << 24) || (ps & (ps - 1))) {
-		sink_fail(s, "%s: event %s: field page_size: %llu is not a page size", s->trace, ev,
-			  (unsigned long long)ps);
+	if (ps < VMR_PAGE_SIZE_MIN || ps > VMR_PAGE_SIZE_MAX || (ps & (ps - 1))) {
+		sink_fail(s, "%s: event %s: field page_size: %llu is not a page size (a power of two "
+			  "from %u to %u)", s->trace, ev, (unsigned long long)ps, VMR_PAGE_SIZE_MIN,
+			  VMR_PAGE_SIZE_MAX);
 		return;
 	}
 	if (s->saw_access && ps != s->page_size) {
@@ -464,6 +465,14 @@ void sink_summarise(struct sink *s, struct ingest_report *rep)
 
 int sink_write_vmr(struct sink *s, const char *path, const uint8_t hash[16], char *err, size_t errlen)
 {
+	/* The checks vmr_open makes, made before writing: a value from the
+	 * trace that a replay could not trust fails here, naming the trace,
+	 * rather than in every replay of it. */
+	char why[256];
+	if (vmr_meta_check(s->meta ? s->meta : "", s->meta_len, why, sizeof(why)) != 0) {
+		snprintf(err, errlen, "%s: %s (a value from the trace)", s->trace, why);
+		return -1;
+	}
 	struct vmr_writer *w = vmr_writer_create(path, err, errlen);
 	if (!w)
 		return -1;

@@ -66,6 +66,7 @@ struct sink {
 	uint64_t page_size;
 	int page_shift;
 	int saw_access;
+	uint64_t mem_total;            /* the session's RAM, bytes (0: not known) */
 
 	char *meta;                    /* "key\tvalue\n" lines */
 	size_t meta_len, meta_cap;
