@@ -666,6 +666,48 @@ static void many_forks(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+static void be32(struct buf *b, uint32_t v) { v = __builtin_bswap32(v); put(b, &v, 4); }
+static void be64(struct buf *b, uint64_t v) { v = __builtin_bswap64(v); put(b, &v, 8); }
+
+/* libbabeltrace2 2.0.4 asserts (abort) on an index entry whose packet
+ * offset is negative as a signed number (two flipped bytes of a real
+ * index): the decoder runs in a child, and its death is one line naming
+ * the trace and the library's reason. */
+static void decoder_abort(void **state)
+{
+	(void)state;
+	struct ctf c;
+	ust_begin(&c, "index");
+	ust_session(&c, 4096, 1ull << 30);
+	ust_access(&c, 2000, 0x10000, 4096);
+	uint64_t bits = (8 + 44 + c.ev.n) * 8;
+	ctf_end(&c);
+	struct buf ix = { 0 };
+	be32(&ix, 0xC1F1DCC1);                 /* CTF_INDEX_MAGIC */
+	be32(&ix, 1);                          /* major */
+	be32(&ix, 1);                          /* minor */
+	be32(&ix, 72);                         /* entry length */
+	be64(&ix, 0xff00000000000000ull);      /* offset: the damage */
+	be64(&ix, bits);
+	be64(&ix, bits);
+	be64(&ix, 1000);
+	be64(&ix, 2000);
+	be64(&ix, 0);
+	be64(&ix, 0);
+	be64(&ix, 0);
+	be64(&ix, 0);
+	char path[600];
+	snprintf(path, sizeof(path), "%s/index", c.dir);
+	assert_int_equal(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/index/channel0_0.idx", c.dir);
+	FILE *f = fopen(path, "wb");
+	assert_non_null(f);
+	fwrite(ix.p, 1, ix.n, f);
+	fclose(f);
+	free(ix.p);
+	refused(&c, "the CTF decoder (libbabeltrace2) died of SIGABRT: data-stream-file.c:");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -677,6 +719,7 @@ int main(void)
 		cmocka_unit_test(hostile_length),
 		cmocka_unit_test(hostile_kts),
 		cmocka_unit_test(many_forks),
+		cmocka_unit_test(decoder_abort),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -239,7 +239,7 @@ int ingest(const struct ingest_opts *o, struct ingest_report *rep,
 		}
 		target = cached;
 	}
-	if (ingest_decode(o->trace, rep->hash, target, o->progress, rep, err, errlen) != 0)
+	if (ingest_decode_isolated(o->trace, rep->hash, target, o->progress, rep, err, errlen) != 0)
 		return -1;
 	snprintf(vmr_path, vmr_path_len, "%s", target);
 	/* Keep a copy in the cache too, so the next run decodes nothing. */
