@@ -77,13 +77,13 @@ int cmd_analyze(int argc, char **argv)
 		case 'o': out = optarg; break;
 		case 'q': progress = 0; break;
 		case 'h': fputs(usage, stdout); return EXIT_OK;
-		default: fputs(usage, stderr); return EXIT_USAGE;
+		default: return cli_bad_option("analyze", argv, "n:f:o:qh");
 		}
 	}
-	if (optind != argc - 1) {
-		fputs(usage, stderr);
-		return EXIT_USAGE;
-	}
+	if (optind >= argc)
+		return cli_error(EXIT_USAGE, "analyze", "a trace, .vmr or events file is required");
+	if (optind < argc - 1)
+		return cli_error(EXIT_USAGE, "analyze", "'%s': one input only", argv[optind + 1]);
 	const char *input = argv[optind];
 	struct stat st;
 	char err[1024], path[4200];

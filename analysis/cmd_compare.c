@@ -325,13 +325,11 @@ int cmd_compare(int argc, char **argv)
 		case 'o': out = optarg; break;
 		case 'q': progress = 0; break;
 		case 'h': fputs(usage, stdout); return EXIT_OK;
-		default: fputs(usage, stderr); return EXIT_USAGE;
+		default: return cli_bad_option("compare", argv, "p:s:f:o:qh");
 		}
 	}
-	if (optind >= own) {
-		fputs(usage, stderr);
-		return EXIT_USAGE;
-	}
+	if (optind >= own)
+		return cli_error(EXIT_USAGE, "compare", "a captured trace is required");
 	const char *input = argv[optind++];
 	if (optind < own)
 		return cli_error(EXIT_USAGE, "compare", "'%s': one trace only; options for the replay go "

@@ -176,11 +176,11 @@ int cmd_stats(int argc, char **argv)
 			break;
 		case OPT_PARTIAL: so.partial = 1; break;
 		case 'h': fputs(usage, stdout); rc = EXIT_OK; goto out;
-		default: fputs(usage, stderr); goto out;
+		default: rc = cli_bad_option("stats", argv, "f:o:O:m:t:p:h"); goto out;
 		}
 	}
 	if (optind >= argc) {
-		fputs(usage, stderr);
+		rc = cli_error(EXIT_USAGE, "stats", "a sweep directory is required");
 		goto out;
 	}
 	so.traces = traces;

@@ -266,11 +266,11 @@ int cmd_validate(int argc, char **argv)
 		case 'o': out = optarg; break;
 		case 'q': progress = 0; break;
 		case 'h': fputs(usage, stdout); return EXIT_OK;
-		default: fputs(usage, stderr); return EXIT_USAGE;
+		default: return cli_bad_option("validate", argv, "p:m:f:o:qh");
 		}
 	}
 	if (optind >= argc)
-		return cli_error(EXIT_USAGE, "validate", "no capture given (see vmreplay validate --help)");
+		return cli_error(EXIT_USAGE, "validate", "no capture given");
 	if (!sb.nr_counters)
 		for (int i = 0; i < validate_nr_default_counters; i++)
 			sb.counters[sb.nr_counters++] = validate_default_counters[i];

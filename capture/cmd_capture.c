@@ -1128,7 +1128,7 @@ int cmd_capture(int argc, char **argv)
 			break;
 		case 'q': c.quiet = 1; break;
 		case 'h': fputs(usage_text, stdout); return EXIT_OK;
-		default: fputs(usage_text, stderr); return EXIT_USAGE;
+		default: return cli_bad_option(CMD, argv, "+o:l:s:p:k:qh");
 		}
 	}
 	if (!kernel && (guest_mem || lru_gen))
@@ -1154,10 +1154,8 @@ int cmd_capture(int argc, char **argv)
 	}
 	if (optind < argc && strcmp(argv[optind], "--") == 0)
 		optind++;
-	if (optind >= argc) {
-		fputs(usage_text, stderr);
-		return EXIT_USAGE;
-	}
+	if (optind >= argc)
+		return cli_error(EXIT_USAGE, CMD, "a command to capture is required");
 	c.cmd = argv + optind;
 	if (!c.outdir)
 		return cli_error(EXIT_USAGE, CMD, "-o DIR is required (where the trace goes)");

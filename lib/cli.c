@@ -2,10 +2,14 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int cli_error(int code, const char *cmd, const char *fmt, ...)
 {
@@ -15,7 +19,66 @@ int cli_error(int code, const char *cmd, const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+	if (code == EXIT_USAGE)
+		fprintf(stderr, "Try 'vmreplay %s --help'.\n", cmd);
 	return code;
+}
+
+int cli_bad_option(const char *cmd, char **argv, const char *optstring)
+{
+	/* opterr is 0 (main), so getopt printed nothing.  optopt is the
+	 * option at fault: 0 for an unknown (or ambiguous) long option. */
+	const char *arg = optind > 0 && argv[optind - 1] ? argv[optind - 1] : "";
+	if (strncmp(arg, "--", 2) == 0) {
+		const char *eq = strchr(arg, '=');
+		if (!optopt)
+			return cli_error(EXIT_USAGE, cmd, "unknown option '%.*s'",
+					 eq ? (int)(eq - arg) : (int)strlen(arg), arg);
+		if (eq)
+			return cli_error(EXIT_USAGE, cmd, "option '%.*s' takes no value", (int)(eq - arg), arg);
+		return cli_error(EXIT_USAGE, cmd, "option '%s' needs a value", arg);
+	}
+	if (optopt > 0 && optopt < 128 && strchr(optstring, optopt))
+		return cli_error(EXIT_USAGE, cmd, "option '-%c' needs a value", optopt);
+	if (optopt > 0x20 && optopt < 127)
+		return cli_error(EXIT_USAGE, cmd, "unknown option '-%c'", optopt);
+	return cli_error(EXIT_USAGE, cmd, "unknown option '%s'", arg);
+}
+
+void cli_guard_stdout(void)
+{
+	/* A closed stdout would be the next file opened, and the output would
+	 * go into it.  Hold fd 1 with a pipe whose reader is gone instead:
+	 * every write to it fails (EPIPE, SIGPIPE ignored), and
+	 * cli_finish_stdout says so. */
+	if (fcntl(STDOUT_FILENO, F_GETFD) >= 0 || errno != EBADF)
+		return;
+	int p[2];
+	if (pipe(p) != 0)
+		return;
+	close(p[0]);
+	if (p[1] != STDOUT_FILENO) {
+		dup2(p[1], STDOUT_FILENO);
+		close(p[1]);
+	}
+	signal(SIGPIPE, SIG_IGN);
+}
+
+int cli_finish_stdout(const char *cmd, int rc)
+{
+	/* Output that did not reach its file is a failure (/dev/full, a full
+	 * disk, a closed stdout), also for --help. */
+	int failed = fflush(stdout) != 0 || ferror(stdout);
+	int e = errno;
+	if (fclose(stdout) != 0 && !failed) {
+		failed = 1;
+		e = errno;
+	}
+	if (!failed || rc != EXIT_OK)
+		return rc;             /* a failed command has said why already */
+	fprintf(stderr, "vmreplay%s%s: write error on standard output: %s\n", cmd ? " " : "",
+		cmd ? cmd : "", e == EPIPE ? "it is closed" : strerror(e));
+	return rc == EXIT_OK ? EXIT_FAIL : rc;
 }
 
 void cli_json_str(FILE *f, const char *s)

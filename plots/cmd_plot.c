@@ -115,11 +115,11 @@ int cmd_plot(int argc, char **argv)
 		case OPT_PARTIAL: so.partial = 1; break;
 		case OPT_RELATIVE: po.relative = 1; break;
 		case 'h': fputs(usage, stdout); rc = EXIT_OK; goto out;
-		default: fputs(usage, stderr); goto out;
+		default: rc = cli_bad_option("plot", argv, "o:m:j:h"); goto out;
 		}
 	}
 	if (optind >= argc) {
-		fputs(usage, stderr);
+		rc = cli_error(EXIT_USAGE, "plot", "a sweep directory is required");
 		goto out;
 	}
 	po.dirs = argv + optind;

@@ -321,13 +321,13 @@ int cmd_run(int argc, char **argv)
 		case 'q': progress = 0; break;
 		case 'h': usage(stdout); return EXIT_OK;
 		case 'L': list_policies(stdout); return EXIT_OK;
-		default: usage(stderr); return EXIT_USAGE;
+		default: return cli_bad_option("run", argv, "p:m:n:f:o:qhs:");
 		}
 	}
-	if (optind != argc - 1) {
-		usage(stderr);
-		return EXIT_USAGE;
-	}
+	if (optind >= argc)
+		return cli_error(EXIT_USAGE, "run", "a trace or .vmr is required");
+	if (optind < argc - 1)
+		return cli_error(EXIT_USAGE, "run", "'%s': one input only", argv[optind + 1]);
 	if (!policy)
 		return cli_error(EXIT_USAGE, "run", "--policy is required (see vmreplay run --help)");
 	if (strcmp(policy, "lru") != 0) {

@@ -4,6 +4,7 @@
  */
 #include "cli.h"
 
+#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -47,6 +48,8 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
+	cli_guard_stdout();
+	opterr = 0;                    /* cli_bad_option says it in one line */
 	if (argc < 2) {
 		usage(stderr);
 		return EXIT_USAGE;
@@ -54,11 +57,11 @@ int main(int argc, char **argv)
 	const char *name = argv[1];
 	if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0 || strcmp(name, "help") == 0) {
 		usage(stdout);
-		return EXIT_OK;
+		return cli_finish_stdout(NULL, EXIT_OK);
 	}
 	if (strcmp(name, "--version") == 0 || strcmp(name, "-V") == 0) {
 		printf("vmreplay %s\n", VMREPLAY_VERSION);
-		return EXIT_OK;
+		return cli_finish_stdout(NULL, EXIT_OK);
 	}
 	for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++) {
 		if (strcmp(name, subcommands[i].name) != 0)
@@ -67,8 +70,8 @@ int main(int argc, char **argv)
 			fprintf(stderr, "vmreplay %s: not built yet in this version\n", name);
 			return EXIT_USAGE;
 		}
-		return subcommands[i].fn(argc - 1, argv + 1);
+		return cli_finish_stdout(name, subcommands[i].fn(argc - 1, argv + 1));
 	}
-	fprintf(stderr, "vmreplay: '%s' is not a subcommand; see 'vmreplay --help'\n", name);
+	fprintf(stderr, "vmreplay: '%s' is not a subcommand\nTry 'vmreplay --help'.\n", name);
 	return EXIT_USAGE;
 }

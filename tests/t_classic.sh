@@ -63,9 +63,7 @@ done
 
 run_usage() {  # NAME PATTERN ARGS...
     local name=$1 pat=$2; shift 2
-    "$vmr" run -q "$@" "$bl" >/dev/null 2>"$tmp/err"; local rc=$?
-    if [ $rc -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q -- "$pat" "$tmp/err"; then ok "$name"
-    else nok "$name (rc=$rc: $(cat "$tmp/err"))"; fi
+    run_err "$name" 2 "$pat" "$vmr" run -q "$@" "$bl"
 }
 run_usage "swappiness 300 is refused" "--swappiness: '300'" -p classic -s 300
 run_usage "an unknown swap preset is refused" "--swap: 'floppy'" -p classic --swap floppy

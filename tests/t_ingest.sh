@@ -9,17 +9,6 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export VMREPLAY_CACHE=$tmp/cache
 
-# run_err NAME EXPECTED_RC PATTERN CMD... : exit code, one-line stderr matching PATTERN
-run_err() {
-    local name=$1 want=$2 pat=$3; shift 3
-    timeout 60 "$@" >"$tmp/out" 2>"$tmp/err"; local rc=$?
-    local lines; lines=$(wc -l <"$tmp/err")
-    if [ "$rc" -eq "$want" ] && [ "$lines" -eq 1 ] && grep -q -- "$pat" "$tmp/err"; then
-        ok "$name"
-    else
-        nok "$name (rc=$rc, want $want; $lines stderr lines: $(head -c 300 "$tmp/err"))"
-    fi
-}
 
 json_field() {  # FILE KEY: a number from the one-line JSON report
     sed -n "s/.*\"$2\": \\([0-9]*\\).*/\\1/p" "$1"

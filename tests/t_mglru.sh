@@ -62,9 +62,7 @@ check "run --help explains compositions" grep -q '^  mglru+SWITCH\[+SWITCH...\]'
 
 run_usage() {  # NAME PATTERN ARGS...
     local name=$1 pat=$2; shift 2
-    "$vmr" run -q "$@" "$bl" >/dev/null 2>"$tmp/err"; local rc=$?
-    if [ $rc -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q -- "$pat" "$tmp/err"; then ok "$name"
-    else nok "$name (rc=$rc: $(cat "$tmp/err"))"; fi
+    run_err "$name" 2 "$pat" "$vmr" run -q "$@" "$bl"
 }
 run_usage "an unknown switch is refused" "unknown policy 'mglru+turbo'" -p mglru+turbo
 run_usage "a switch named twice is refused" "unknown policy 'mglru+swappiness+swappiness'" \

@@ -50,13 +50,13 @@ int cmd_ingest(int argc, char **argv)
 				return cli_error(EXIT_USAGE, "ingest", "--format: '%s' is not text or json", optarg);
 			break;
 		case 'h': fputs(usage, stdout); return EXIT_OK;
-		default: fputs(usage, stderr); return EXIT_USAGE;
+		default: return cli_bad_option("ingest", argv, "o:f:qh");
 		}
 	}
-	if (optind != argc - 1) {
-		fputs(usage, stderr);
-		return EXIT_USAGE;
-	}
+	if (optind >= argc)
+		return cli_error(EXIT_USAGE, "ingest", "a trace directory or archive is required");
+	if (optind < argc - 1)
+		return cli_error(EXIT_USAGE, "ingest", "'%s': one trace only", argv[optind + 1]);
 	o.trace = argv[optind];
 	struct ingest_report r;
 	char path[4200], err[1024];

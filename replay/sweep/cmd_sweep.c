@@ -258,7 +258,7 @@ int cmd_sweep(int argc, char **argv)
 			break;
 		case OPT_TODO: todo = optarg; break;
 		case 'h': fputs(usage, stdout); free(sbatch); return EXIT_OK;
-		default: fputs(usage, stderr); free(sbatch); return EXIT_USAGE;
+		default: free(sbatch); return cli_bad_option("sweep", argv, "d:j:nqh");
 		}
 	}
 	char exe[PATH_MAX];
@@ -267,9 +267,10 @@ int cmd_sweep(int argc, char **argv)
 		return cli_error(EXIT_FAIL, "sweep", "cannot find my own executable (/proc/self/exe)");
 	}
 	if (optind != argc - 1) {
-		fputs(usage, stderr);
 		free(sbatch);
-		return EXIT_USAGE;
+		if (optind >= argc)
+			return cli_error(EXIT_USAGE, "sweep", "a sweep file is required");
+		return cli_error(EXIT_USAGE, "sweep", "'%s': one sweep file only", argv[optind + 1]);
 	}
 	if (have_task || todo) {
 		free(sbatch);

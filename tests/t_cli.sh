@@ -1,0 +1,47 @@
+#!/bin/bash
+# The command line of every subcommand: usage errors are one line with the
+# prefix "vmreplay SUBCMD: " and "Try 'vmreplay SUBCMD --help'." (exit 2);
+# output that cannot be written (/dev/full, a closed stdout) is one line
+# and exit 1, --help included.
+. "$(dirname "$0")/tap.sh"
+build=${1:-build}
+vmr=$PWD/$build/vmreplay
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export VMREPLAY_CACHE=$tmp/cache
+
+subcmds="capture ingest run sweep stats plot analyze compare validate"
+
+for s in $subcmds; do
+    run_err "$s --frobnicate: names the option" 2 "^vmreplay $s: unknown option '--frobnicate'$" \
+        "$vmr" "$s" --frobnicate x
+    run_err "$s -Z: names the option" 2 "^vmreplay $s: unknown option '-Z'$" "$vmr" "$s" -Z x
+    run_err "$s without arguments: says what is missing" 2 "^vmreplay $s: .*\(required\|given\)" "$vmr" "$s"
+    "$vmr" "$s" --help >/dev/full 2>"$tmp/err"; rc=$?
+    check "$s --help >/dev/full: exit 1, one line" \
+        bash -c "[ '$rc $(wc -l <"$tmp/err")' = '1 1' ] && grep -q '^vmreplay $s: write error on standard output: No space left' '$tmp/err'"
+    "$vmr" "$s" --help >&- 2>"$tmp/err"; rc=$?
+    check "$s --help with stdout closed: exit 1, one line" \
+        bash -c "[ '$rc $(wc -l <"$tmp/err")' = '1 1' ] && grep -q 'standard output: it is closed' '$tmp/err'"
+done
+run_err "run -p without its value" 2 "^vmreplay run: option '-p' needs a value$" "$vmr" run -p
+run_err "run --policy without its value" 2 "^vmreplay run: option '--policy' needs a value$" "$vmr" run --policy
+run_err "run --quiet=1: takes no value" 2 "^vmreplay run: option '--quiet' takes no value$" "$vmr" run --quiet=1 x
+run_err "run with two inputs" 2 "^vmreplay run: 'b': one input only$" "$vmr" run -p lru -n 1 a b
+run_err "ingest with two traces" 2 "^vmreplay ingest: 'b': one trace only$" "$vmr" ingest a b
+run_err "an unknown subcommand" 2 "^vmreplay: 'frobnicate' is not a subcommand$" "$vmr" frobnicate
+
+for args in "--help" "--version" "run --list-policies"; do
+    $vmr $args >/dev/full 2>"$tmp/err"; rc=$?
+    check "vmreplay $args >/dev/full: exit 1, one line" test "$rc $(wc -l <"$tmp/err")" = "1 1"
+done
+"$vmr" ingest -q traces/anon-storm-small/ctf >/dev/null 2>&1
+"$vmr" ingest traces/anon-storm-small/ctf >/dev/full 2>"$tmp/err"; rc=$?
+check "ingest's report >/dev/full: exit 1, one line" test "$rc $(wc -l <"$tmp/err")" = "1 1"
+"$vmr" ingest -q -o /dev/full traces/anon-storm-small/ctf 2>"$tmp/err"; rc=$?
+check "ingest -o /dev/full: exit 1, naming /dev/full" \
+    bash -c "[ '$rc $(wc -l <"$tmp/err")' = '1 1' ] && grep -q '^vmreplay ingest: /dev/full: ' '$tmp/err'"
+"$vmr" run -q -p lru -n 100 traces/anon-storm-small/ctf >/dev/full 2>"$tmp/err"; rc=$?
+check "run's result >/dev/full: exit 1, one line" test "$rc $(wc -l <"$tmp/err")" = "1 1"
+"$vmr" sweep --help >/dev/null 2>&1
+check "--help to a good stdout: exit 0" test $? -eq 0
