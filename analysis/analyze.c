@@ -1,5 +1,6 @@
 /* analyze.c — reclaim analysis of a session (see analyze.h). */
 #include "analyze.h"
+#include "input.h"
 #include "cli.h"
 
 #include <errno.h>
@@ -347,9 +348,9 @@ int analyze_tsv(const char *path, struct analysis *a, char *err, size_t errlen)
 	memset(a, 0, sizeof(*a));
 	a->simulated = 1;
 	snprintf(a->source, sizeof(a->source), "the replay's simulated reclaim records");
-	FILE *f = fopen(path, "r");
+	FILE *f = input_open(path, err, errlen);
 	if (!f)
-		return tsv_fail(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
 	static const char *const need[] = { "start_ns", "duration_ns", "kind", "task", "priority",
 					    "nr_scanned", "nr_reclaimed" };
 	enum { C_START, C_DUR, C_KIND, C_TASK, C_PRIO, C_SCAN, C_RECL, NC };

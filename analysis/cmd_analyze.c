@@ -2,6 +2,7 @@
 #include "analyze.h"
 #include "atomic.h"
 #include "cli.h"
+#include "input.h"
 #include "ingest/ingest.h"
 
 #include <errno.h>
@@ -39,7 +40,8 @@ static const char usage[] =
 /* A .vmr starts with its magic; anything else that is a file is TSV. */
 static int is_vmr(const char *path)
 {
-	FILE *f = fopen(path, "rb");
+	char err[16];
+	FILE *f = input_open(path, err, sizeof(err));   /* never blocks on a FIFO */
 	char magic[8] = { 0 };
 	if (!f)
 		return 0;

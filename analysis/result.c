@@ -1,5 +1,6 @@
 /* result.c — read one run's result file (see result.h, RESULTS.md). */
 #include "result.h"
+#include "input.h"
 
 #include <errno.h>
 #include <math.h>
@@ -17,11 +18,9 @@ const char *const result_id_names[RES_NR_ID] = {
 
 static char *slurp(const char *path, size_t *len, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "r");
-	if (!f) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+	FILE *f = input_open(path, err, errlen);
+	if (!f)
 		return NULL;
-	}
 	char *buf = malloc(RESULT_MAX_BYTES + 1);
 	size_t n = buf ? fread(buf, 1, RESULT_MAX_BYTES + 1, f) : 0;
 	int bad = !buf || ferror(f);

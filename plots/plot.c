@@ -1,5 +1,6 @@
 /* plot.c — write a sweep's figure data and draw it with gnuplot (plot.h). */
 #include "plot.h"
+#include "input.h"
 #include "atomic.h"
 #include "kernel_points.h"
 #include "sweep/sweep.h"
@@ -437,16 +438,20 @@ struct column_file {
 static int read_column(const char *path, const char *name, double scale, struct column_file *out,
 		       char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "r");
+	FILE *f = input_open(path, err, errlen);
 	if (!f)
-		return fail(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t len;
 	int col = -1, lineno = 0, rc = 0;
 	while ((len = getline(&line, &cap, f)) > 0) {
 		lineno++;
-		line[strcspn(line, "\n")] = 0;
+		if (line[len - 1] != '\n') {  /* a file cut short: its last row is not whole */
+			rc = fail(err, errlen, "%s: line %d: the file ends in the middle of a line", path, lineno);
+			goto out;
+		}
+		line[len - 1] = 0;
 		int i = 0;
 		char *save, *tok = strtok_r(line, "\t", &save);
 		for (; tok; tok = strtok_r(NULL, "\t", &save), i++) {

@@ -45,3 +45,25 @@ check "ingest -o /dev/full: exit 1, naming /dev/full" \
 check "run's result >/dev/full: exit 1, one line" test "$rc $(wc -l <"$tmp/err")" = "1 1"
 "$vmr" sweep --help >/dev/null 2>&1
 check "--help to a good stdout: exit 0" test $? -eq 0
+
+# --- file inputs: only regular files, within the budget -------------------
+mkfifo "$tmp/fifo"
+for s in "run -p lru -n 10" "analyze" "sweep" "compare -p classic"; do
+    run_err "$s on a FIFO with no writer: refused at once" 1 "fifo: not a regular file" $vmr $s "$tmp/fifo"
+    run_err "$s on /dev/zero: refused at once" 1 "/dev/zero: not a regular file" $vmr $s /dev/zero
+done
+printf 'start_ns\tduration_ns\tkind\ttask\tpriority\tnr_scanned\tnr_reclaimed\n' >"$tmp/ev.tsv"
+for i in $(seq 1 50); do printf '%d\t10\tdirect\t1\t12\t32\t32\n' $((i * 100)) >>"$tmp/ev.tsv"; done
+run_err "an input over VMREPLAY_INPUT_MAX: refused, naming the budget" 1 \
+    "ev.tsv: [0-9]* bytes is more than the input budget of 1024 bytes (VMREPLAY_INPUT_MAX)" \
+    env VMREPLAY_INPUT_MAX=1K "$vmr" analyze "$tmp/ev.tsv"
+"$vmr" analyze "$tmp/ev.tsv" >/dev/null 2>&1
+check "the same input within the default budget is read" test $? -eq 0
+fix=tests/data/stats-fixture
+mkdir -p "$tmp/cut"
+cp -r "$fix/results" "$fix/events" "$fix/timeline" "$fix/plan.tsv" "$tmp/cut/"
+ev=$tmp/cut/events/0000000000000001.tsv
+truncate -s $(( $(stat -c %s "$ev") - 3 )) "$ev"
+run_err "plot of an events file cut mid-line: refused, naming file and line" 1 \
+    "0000000000000001.tsv: line [0-9]*: the file ends in the middle of a line" \
+    "$vmr" plot -o "$tmp/cutfig" "$tmp/cut"

@@ -1,6 +1,7 @@
 /* sweep_file.c — parse a sweep file (format in sweep_file.h). */
 #include "sweep_file.h"
 #include "cli.h"
+#include "input.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -550,11 +551,9 @@ int sweep_file_parse(const char *path, const char *text, struct sweep_spec *s,
 
 int sweep_file_read(const char *path, struct sweep_spec *s, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "r");
-	if (!f) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+	FILE *f = input_open(path, err, errlen);
+	if (!f)
 		return -1;
-	}
 	char *text = NULL;
 	size_t len = 0;
 	FILE *m = open_memstream(&text, &len);

@@ -157,7 +157,7 @@ int vmr_open(struct vmr *v, const char *path, char *err, size_t errlen)
 {
 	memset(v, 0, sizeof(*v));
 	v->path = path;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);   /* a FIFO must not block */
 	if (fd < 0) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return -1;
