@@ -223,6 +223,20 @@ int cmd_stats(int argc, char **argv)
 			goto out;
 		}
 	}
+	/* A baseline rule naming a policy the sweep did not run is a typo
+	 * too: it would silently test nothing. */
+	for (size_t i = 0; i < 2 * rules.n; i++) {
+		const char *want = i % 2 ? rules.base[i / 2] : rules.policy[i / 2];
+		size_t g;
+		for (g = 0; g < st.nr_groups && strcmp(st.groups[g].policy, want) != 0; g++)
+			;
+		if (g == st.nr_groups && strcmp(want, "none") != 0) {
+			rc = cli_error(EXIT_USAGE, "stats", "--baseline: no result of %s has policy '%s'",
+				       argv[optind], want);
+			stats_free(&st);
+			goto out;
+		}
+	}
 	if (out_dir) {
 		static const char *const names[] = { "stats.tsv", "stats.json", "tables.txt",
 						     "tables.md", "tables.tex" };

@@ -60,6 +60,48 @@ static size_t split_tabs(char *line, char ***fields)
 	return n;
 }
 
+/* Every metric counts or measures something (RESULTS.md): none is
+ * negative, none is beyond 2^53 (where a double stops counting exactly,
+ * and far beyond what a replay reaches), a share or ratio is at most 1. */
+#define RESULT_VALUE_MAX 9007199254740992.0
+
+static const char *value_check(const char *name, double v)
+{
+	size_t n = strlen(name);
+	if (v < 0)
+		return "is negative (every metric counts or measures)";
+	if (v > RESULT_VALUE_MAX)
+		return "is beyond 2^53 (no replay counts that far)";
+	if ((strcmp(name, "miss_ratio") == 0 || (n > 6 && strcmp(name + n - 6, "_share") == 0)) && v > 1)
+		return "is a share above 1";
+	return NULL;
+}
+
+/* The run's own bounds between its metrics: a part is at most its whole. */
+static const struct { const char *part, *whole; } result_bounds[] = {
+	{ "hits", "accesses" },
+	{ "misses", "accesses" },
+	{ "cold_misses", "misses" },
+	{ "work_done", "accesses" },
+	{ "pgmajfault", "pgfault" },
+	{ "slow20_scanned_mean", "slow20_scanned_max" },
+	{ "slow20_reclaimed_mean", "slow20_reclaimed_max" },
+};
+
+static int bounds_check(const struct result *r, const char *path, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < sizeof(result_bounds) / sizeof(result_bounds[0]); i++) {
+		const double *part = result_metric(r, result_bounds[i].part);
+		const double *whole = result_metric(r, result_bounds[i].whole);
+		if (part && whole && *part > *whole) {
+			snprintf(err, errlen, "%s: line 2: %s: %.17g is more than %s (%.17g)", path,
+				 result_bounds[i].part, *part, result_bounds[i].whole, *whole);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 int result_read(const char *path, struct result *r, char *err, size_t errlen)
 {
 	memset(r, 0, sizeof(*r));
@@ -135,10 +177,17 @@ int result_read(const char *path, struct result *r, char *err, size_t errlen)
 				 path, name, s);
 			goto out;
 		}
+		const char *why = value_check(name, v);
+		if (why) {
+			snprintf(err, errlen, "%s: line 2: %s: '%s' %s", path, name, s, why);
+			goto out;
+		}
 		if (!(r->metric[i] = strdup(name)))
 			goto oom;
 		r->value[i] = v;
 	}
+	if (bounds_check(r, path, err, errlen) != 0)
+		goto out;
 	rc = 0;
 	goto out;
 oom:

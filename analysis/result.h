@@ -29,7 +29,9 @@ struct result {
  * Reads PATH.  Returns 0, or -1 with "PATH: line N: field: reason" in err:
  * a file that is not exactly one well-formed result (wrong identity
  * columns, a field count that differs from the header, a metric that is
- * not a finite number, a duplicated column, a missing final newline) is
+ * not a finite number, a duplicated column, a missing final newline, a
+ * value no run can have: negative, beyond 2^53, a share above 1, a part
+ * above its whole such as hits above accesses) is
  * refused whole, so a damaged file can never pass as a result.
  */
 int result_read(const char *path, struct result *r, char *err, size_t errlen);

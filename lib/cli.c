@@ -1,6 +1,7 @@
 /* cli.c — helpers shared by the subcommands (see cli.h). */
 #include "cli.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -98,7 +99,9 @@ void cli_json_str(FILE *f, const char *s)
 int cli_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 {
 	char *end;
-	if (!s || !*s || *s == '-' || *s == '+')
+	/* A digit first: strtoull would skip blanks and negate a '-'
+	 * (" -5" became 2^64 - 5). */
+	if (!s || !isdigit((unsigned char)*s))
 		return -1;
 	errno = 0;
 	unsigned long long v = strtoull(s, &end, 10);
@@ -111,7 +114,7 @@ int cli_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 int cli_parse_size(const char *s, uint64_t *bytes)
 {
 	char *end;
-	if (!s || !*s || *s == '-' || *s == '+')
+	if (!s || !isdigit((unsigned char)*s))
 		return -1;
 	errno = 0;
 	unsigned long long v = strtoull(s, &end, 10);

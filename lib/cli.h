@@ -32,7 +32,8 @@ void cli_guard_stdout(void);
  * exit 1 (RC, and no second message, when RC already says failure). */
 int cli_finish_stdout(const char *cmd, int rc);
 
-/* Parses "4096", "64K", "512M", "2G" (bytes, powers of 1024); -1 if bad. */
+/* Parses "4096", "64K", "512M", "2G" (bytes, powers of 1024); -1 if bad.
+ * Both parsers take digits first: no blank, sign or empty string. */
 int cli_parse_size(const char *s, uint64_t *bytes);
 /* Parses a whole number in [min, max]; -1 if bad. */
 int cli_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);

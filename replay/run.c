@@ -116,6 +116,14 @@ int run_setup(const struct vmr *v, const struct run_request *r, struct engine_pa
 			return -1;
 		}
 		p->unlimited = !p->memory_limit;
+		/* a limit under one page would be a limit of 0 pages, which the
+		 * report would call "none" */
+		uint64_t ps = meta_u64(v, "page_size", 4096);
+		if (p->memory_limit && (p->memory_limit < ps || p->memory_limit > VMR_BYTES_MAX)) {
+			snprintf(err, errlen, "--memory-limit: '%s' is not 0 (none) or a size from one "
+				 "page (%llu bytes) to 4P", r->memory_limit, (unsigned long long)ps);
+			return -1;
+		}
 	} else {
 		p->memory_limit = meta_u64(v, "memory_limit", 0);
 	}

@@ -67,3 +67,39 @@ truncate -s $(( $(stat -c %s "$ev") - 3 )) "$ev"
 run_err "plot of an events file cut mid-line: refused, naming file and line" 1 \
     "0000000000000001.tsv: line [0-9]*: the file ends in the middle of a line" \
     "$vmr" plot -o "$tmp/cutfig" "$tmp/cut"
+
+# --- options: no blanks or signs where unsigned, no sub-page limits, no
+# repeated or empty keys, no unknown baselines -----------------------------
+tr=traces/anon-storm-small/ctf
+run_err "--seed ' -5': refused (was 2^64-5)" 2 "^vmreplay run: --seed: ' -5' is not a number" \
+    "$vmr" run -q -p classic --seed " -5" "$tr"
+run_err "--seed +5: refused" 2 "--seed: '+5'" "$vmr" run -q -p classic --seed +5 "$tr"
+run_err "--swappiness ' 60': refused" 2 "--swappiness: ' 60'" "$vmr" run -q -p classic -s " 60" "$tr"
+for lim in 1 4095; do
+    run_err "--memory-limit $lim: less than a page, refused (was a 0-page limit called none)" 2 \
+        "^vmreplay run: --memory-limit: '$lim' is not 0 (none) or a size from one page" \
+        "$vmr" run -q -p classic --memory-limit $lim "$tr"
+done
+run_err "--memory-limit ' 16M': refused" 2 "--memory-limit: ' 16M'" "$vmr" run -q -p classic --memory-limit " 16M" "$tr"
+run_err "--swap with a key given twice" 2 "^vmreplay run: --swap: size: given twice" \
+    "$vmr" run -q -p classic --swap ssd,size=1G,size=2G "$tr"
+for sw in "ssd," "ssd,,depth=2" ",ssd"; do
+    run_err "--swap '$sw': an empty key=value" 2 "has an empty key=value" "$vmr" run -q -p classic --swap "$sw" "$tr"
+done
+run_err "stats --baseline of a policy the sweep did not run" 2 \
+    "^vmreplay stats: --baseline: no result of $fix has policy 'nosuch'" "$vmr" stats --baseline nosuch=classic "$fix"
+run_err "stats --baseline against a policy the sweep did not run" 2 \
+    "has policy 'nosuch'" "$vmr" stats --baseline mglru=nosuch "$fix"
+"$vmr" stats --baseline mglru=none "$fix" >/dev/null 2>&1
+check "stats --baseline mglru=none is still accepted" test $? -eq 0
+
+# --- results: values no run can have --------------------------------------
+mkdir -p "$tmp/neg"
+cp -r "$fix/results" "$fix/plan.tsv" "$tmp/neg/"
+r1=$tmp/neg/results/0000000000000001.tsv
+awk -F'\t' -v OFS='\t' 'NR == 2 { $10 = -5 } { print }' "$fix/results/0000000000000001.tsv" >"$r1"
+run_err "stats of a result with a negative counter: refused, naming file and metric" 1 \
+    "0000000000000001.tsv: line 2: pgscan_anon: '-5' is negative" "$vmr" stats "$tmp/neg"
+awk -F'\t' -v OFS='\t' 'NR == 2 { $10 = "99999999999999999999999" } { print }' "$fix/results/0000000000000001.tsv" >"$r1"
+run_err "stats of a result with a counter of 1e23: refused" 1 "pgscan_anon: '99999999999999999999999' is beyond 2^53" \
+    "$vmr" stats "$tmp/neg"

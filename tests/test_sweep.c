@@ -336,6 +336,29 @@ static void test_result_reader_refuses_damage(void **state)
 		if (!strstr(err, cases[i].want))
 			fail_msg("case %zu: '%s' lacks '%s'", i, err, cases[i].want);
 	}
+	/* Values no run can have (stats took -5 and 1e23: a mean of 3.3e22,
+	 * negative intervals). */
+	static const char ids[] = "trace\ttrace_hash\tpolicy\tswappiness\tmemory_limit\tnode_memory\tswap\tseed\tversion";
+	static const char idv[] = "t\th\tclassic\t60\t4096\t-\tzram\t1\t0.1.0";
+	static const struct { const char *cols, *vals, *want; } bad[] = {
+		{ "pgscan_anon", "-5", "pgscan_anon: '-5' is negative" },
+		{ "pgscan_anon", "99999999999999999999999", "is beyond 2^53" },
+		{ "miss_ratio", "1.5", "is a share above 1" },
+		{ "scan_target_anon_share", "2", "is a share above 1" },
+		{ "accesses\thits", "10\t11", "hits: 11 is more than accesses (10)" },
+		{ "accesses\twork_done", "10\t12", "work_done: 12 is more than accesses" },
+		{ "pgfault\tpgmajfault", "3\t4", "pgmajfault: 4 is more than pgfault" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		FILE *f = fopen(path, "w");
+		fprintf(f, "%s\t%s\n%s\t%s\n", ids, bad[i].cols, idv, bad[i].vals);
+		fclose(f);
+		struct result r;
+		char err[1024];
+		assert_int_equal(result_read(path, &r, err, sizeof(err)), -1);
+		if (!strstr(err, bad[i].want) || !strstr(err, path))
+			fail_msg("'%s' = '%s': '%s' lacks '%s'", bad[i].cols, bad[i].vals, err, bad[i].want);
+	}
 	FILE *f = fopen(path, "w");
 	fprintf(f, "%s%s", hdr, row);
 	fclose(f);

@@ -32,8 +32,17 @@ int backing_parse(const char *spec, struct backing_params *p, uint64_t *size,
 		  char *err, size_t errlen)
 {
 	char buf[256];
-	snprintf(buf, sizeof(buf), "%s", spec);
+	if (snprintf(buf, sizeof(buf), "%s", spec) >= (int)sizeof(buf)) {
+		snprintf(err, errlen, "the device specification is too long");
+		return -1;
+	}
+	/* strtok_r would pass over an empty key=value ("ssd," "ssd,,depth=2") */
+	if (spec[0] == ',' || (spec[0] && spec[strlen(spec) - 1] == ',') || strstr(spec, ",,")) {
+		snprintf(err, errlen, "'%s' has an empty key=value", spec);
+		return -1;
+	}
 	char *save = NULL, *tok = strtok_r(buf, ",", &save);
+	char seen[256] = ",";      /* ",key1,key2,": the keys given, to refuse repeats */
 	if (!tok) {
 		snprintf(err, errlen, "empty device specification");
 		return -1;
@@ -57,6 +66,14 @@ int backing_parse(const char *spec, struct backing_params *p, uint64_t *size,
 		}
 		*eq = '\0';
 		const char *val = eq + 1;
+		char key[64];
+		snprintf(key, sizeof(key), ",%.60s,", tok);
+		if (strstr(seen, key)) {
+			snprintf(err, errlen, "%s: given twice", tok);
+			return -1;
+		}
+		size_t used = strlen(seen);    /* spec < 256 bytes: the keys fit */
+		snprintf(seen + used, sizeof(seen) - used, "%s", key + 1);
 		if (strcmp(tok, "size") == 0) {
 			if (!size || cli_parse_size(val, &v) != 0) {
 				snprintf(err, errlen, "size: '%s' is not a size", val);
