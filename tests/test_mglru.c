@@ -667,16 +667,20 @@ static void evict_outcomes(void **state)
 	box_close(&b);
 }
 
-/* Baseline isolate_folios: swappiness 60 with no refaults picks file; a
- * memcg with no file folios then scans nothing above priority 0 — the
- * fallback to anon happens only at priority 0.  mglru+swappiness falls
- * back at once from a type with no folios at all. */
+/* isolate_folios: swappiness 60 with no refaults picks file; a memcg
+ * with no file folios scans nothing there and falls back to anon at once
+ * (priority 5) in the baseline and in mglru+swappiness (which falls back
+ * from a type with no folios at all); mglru+high-prio-fallback (the RFC)
+ * scans nothing above priority 0 and falls back only there. */
 static void fallback_priority(void **state)
 {
 	(void)state;
-	const struct reclaim_policy *pols[2] = { policy_find("mglru"), policy_find("mglru+swappiness") };
-	const int want[2] = { 0, 2 };
-	for (int i = 0; i < 2; i++) {
+	const struct reclaim_policy *pols[4] = { policy_find("mglru"), policy_find("mglru+swappiness"),
+						 policy_find("mglru+high-prio-fallback"),
+						 policy_find("mglru+swappiness+high-prio-fallback") };
+	const int want[4] = { 2, 2, 0, 2 };
+	for (int i = 0; i < 4; i++) {
+		assert_non_null(pols[i]);
 		struct box b;
 		box_open(&b, pols[i], 8, 8, 100, 1000, 60);
 		struct engine *e = &b.e;

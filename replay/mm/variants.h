@@ -12,6 +12,9 @@
  *                                folios pile up" (v7): lru_gen/iso_throttle.c
  *   mglru+scan-balance           the reviewer's alternative to it:
  *                                lru_gen/scan_balance.c
+ *   mglru+high-prio-fallback     "only fall back when reclaim is running
+ *                                at high priority" (RFC, dropped by the
+ *                                swappiness series in v3): lru_gen/eviction.c
  */
 #ifndef VARIANTS_H
 #define VARIANTS_H
@@ -32,6 +35,8 @@ enum {
 	PATCH_SWAPPINESS      = PATCH_SW_AGE_PREF | PATCH_SW_NO_GENTLE | PATCH_SW_BOOST |
 				PATCH_SW_EXHAUSTION | PATCH_SW_RETRY_RACE | PATCH_SW_NO_INVERSION |
 				PATCH_SW_BATCHED | PATCH_SW_IMBALANCE,
+	/* Kernel readings other than the mm-tree baseline (doc/variants.md). */
+	PATCH_HIGH_PRIO_FALLBACK = 1u << 10, /* RFC: fall back to the other type only at priority 0 */
 	PATCH_ISO_THROTTLE    = 1u << 16,
 	PATCH_SCAN_BALANCE    = 1u << 17,
 	PATCH_EARLY_EXIT      = 1u << 24,
@@ -72,6 +77,7 @@ static inline int patch_sw_batched(const struct engine *e)      { return patch_a
 static inline int patch_sw_imbalance(const struct engine *e)    { return patch_applied(e, PATCH_SW_IMBALANCE); }
 static inline int patch_sw_boost_gain(const struct engine *e)   { return patch_applied(e, PATCH_SW_BOOST_GAIN); }
 static inline int patch_iso_throttle(const struct engine *e)    { return patch_applied(e, PATCH_ISO_THROTTLE); }
+static inline int patch_high_prio_fallback(const struct engine *e) { return patch_applied(e, PATCH_HIGH_PRIO_FALLBACK); }
 static inline int patch_scan_balance(const struct engine *e)    { return patch_applied(e, PATCH_SCAN_BALANCE); }
 
 #endif

@@ -135,10 +135,13 @@ static int scan_folios(struct engine *e, uint64_t nr_to_scan, int memcg, struct 
 
 /* isolate_folios: the type get_type_to_scan picks (the other when the
  * isolation throttle does not allow it); a pass that scanned nothing
- * retires empty generations and falls back to the other type only at
- * priority 0 (and, with the throttle, only to an allowed type); a pass that
- * scanned but isolated nothing retries the same type.  FORCE_TYPE >= 0
- * (mglru+scan-balance) scans that type alone.
+ * retires empty generations and falls back to the other type, at any
+ * priority, when the swappiness allows both (with the throttle, only to an
+ * allowed type); a pass that scanned but isolated nothing retries the same
+ * type.  FORCE_TYPE >= 0 (mglru+scan-balance) scans that type alone.
+ * mglru+high-prio-fallback: the RFC "only fall back when reclaim is
+ * running at high priority" (dropped in the swappiness series' v3) falls
+ * back at priority 0 only.
  *
  * mglru+swappiness (inferred): sw-exhaustion reports the preferred type
  * exhausted (*EXHAUSTED, for the caller to age) instead of retrying or
@@ -193,7 +196,8 @@ static int isolate_folios(struct engine *e, uint64_t nr_to_scan, int memcg, stru
 					continue;
 				}
 			}
-			if (!sc->priority && (allowed & (1u << !type)))
+			if ((!patch_high_prio_fallback(e) || !sc->priority) &&
+			    (allowed & (1u << !type)))
 				type = !type;
 		}
 	}
