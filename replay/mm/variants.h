@@ -15,6 +15,8 @@
  *   mglru+high-prio-fallback     "only fall back when reclaim is running
  *                                at high priority" (RFC, dropped by the
  *                                swappiness series in v3): lru_gen/eviction.c
+ *   mglru+k6.12-*                what Linux 6.12 does where the mm tree
+ *                                differs (doc/variants.md §0): lru_gen/
  */
 #ifndef VARIANTS_H
 #define VARIANTS_H
@@ -37,6 +39,7 @@ enum {
 				PATCH_SW_BATCHED | PATCH_SW_IMBALANCE,
 	/* Kernel readings other than the mm-tree baseline (doc/variants.md). */
 	PATCH_HIGH_PRIO_FALLBACK = 1u << 10, /* RFC: fall back to the other type only at priority 0 */
+	PATCH_K612_COUNTERS   = 1u << 11, /* 6.12: global pgscan/pgsteal_{kswapd,direct}, pgrefill gated */
 	PATCH_ISO_THROTTLE    = 1u << 16,
 	PATCH_SCAN_BALANCE    = 1u << 17,
 	PATCH_EARLY_EXIT      = 1u << 24,
@@ -78,6 +81,7 @@ static inline int patch_sw_imbalance(const struct engine *e)    { return patch_a
 static inline int patch_sw_boost_gain(const struct engine *e)   { return patch_applied(e, PATCH_SW_BOOST_GAIN); }
 static inline int patch_iso_throttle(const struct engine *e)    { return patch_applied(e, PATCH_ISO_THROTTLE); }
 static inline int patch_high_prio_fallback(const struct engine *e) { return patch_applied(e, PATCH_HIGH_PRIO_FALLBACK); }
+static inline int patch_k612_counters(const struct engine *e)   { return patch_applied(e, PATCH_K612_COUNTERS); }
 static inline int patch_scan_balance(const struct engine *e)    { return patch_applied(e, PATCH_SCAN_BALANCE); }
 
 #endif

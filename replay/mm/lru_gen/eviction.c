@@ -85,8 +85,10 @@ struct scan_result {
 
 /* scan_folios: from the tail of the oldest generation of TYPE, up to
  * NR_TO_SCAN folios or MIN_LRU_BATCH isolated.  pgscan counts the
- * isolated folios, pgrefill the re-filed ones (global reclaim only;
- * pgscan_anon/file always).  Returns the folios examined. */
+ * isolated folios, pgrefill the re-filed ones: mod_lruvec_state, node and
+ * memcg statistics for every reclaimer (mglru+k6.12-counters: the global
+ * pgscan_kswapd/direct and pgrefill for global reclaim only, as 6.12's
+ * __count_vm_events behind !cgroup_reclaim).  Returns the folios examined. */
 static int scan_folios(struct engine *e, uint64_t nr_to_scan, int memcg, struct scan_control *sc,
 		       int type, int tier, uint32_t *list, struct scan_result *res)
 {
@@ -123,7 +125,7 @@ static int scan_folios(struct engine *e, uint64_t nr_to_scan, int memcg, struct 
 	for (int i = res->skipped - 1; i >= 0; i--)
 		gen_list_add(e, lrugen, moved[i], gen, type, 0);
 
-	if (!cgroup_reclaim(sc)) {
+	if (!patch_k612_counters(e) || !cgroup_reclaim(sc)) {
 		count_vm_events(e, current_is_kswapd(sc) ? VM_pgscan_kswapd : VM_pgscan_direct, res->isolated);
 		count_vm_events(e, VM_pgrefill, res->sorted);
 	}
@@ -284,7 +286,7 @@ retry:;
 	mod_node_isolated(e, type, -(int64_t)(nr - nr_clean));
 	lrugen->nr_isolated[type] -= nr - nr_clean;
 
-	if (!cgroup_reclaim(sc))
+	if (!patch_k612_counters(e) || !cgroup_reclaim(sc))
 		count_vm_events(e, current_is_kswapd(sc) ? VM_pgsteal_kswapd : VM_pgsteal_direct, reclaimed);
 	count_vm_events(e, type ? VM_pgsteal_file : VM_pgsteal_anon, reclaimed);
 	/* mglru+scan-balance notes costs as shrink_inactive_list does, so
