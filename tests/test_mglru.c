@@ -681,6 +681,46 @@ static void evict_outcome(const struct reclaim_policy *pol, uint64_t scan_direct
 	box_close(&b);
 }
 
+/* Two file folios read() into the oldest generation (seq 0 of 0..3),
+ * swappiness 0, folio 0 dirty (the tail, scanned first).  The mm tree
+ * isolates both: shrink_folio_list reclaims the clean one and marks the
+ * dirty one for immediate reclaim (PG_reclaim, activated: max_seq - 1 =
+ * seq 2); handle_reclaim_writeback tallies dirty 1, taken 2, and leaves the
+ * flushers alone (1 unqueued dirty of 2 taken).  mglru+k6.12-writeback
+ * re-files the dirty one into seq 1 with PG_reclaim (a pgrefill) and
+ * isolates the clean one only: nothing reaches the tallies, and the dirty
+ * folio is counted for lru_gen_wakeup_flusher instead. */
+static void writeback_sort(void **state)
+{
+	(void)state;
+	const char *pols[2] = { "mglru", "mglru+k6.12-writeback" };
+	for (int i = 0; i < 2; i++) {
+		struct box b;
+		box_open(&b, policy_find(pols[i]), 8, 0, 100, 0, 0);
+		struct engine *e = &b.e;
+		int memcg = box_memcg(&b);
+		struct scan_control sc = sc_for(5, memcg);
+		install(e, 0, PG_dirty);
+		install(e, 1, 0);
+		assert_int_equal(folio_seq(e, 0), 0);
+		assert_int_equal(evict_folios(e, 64, memcg, &sc, 0), 2);
+		assert_int_equal(e->vm[VM_pgscan_file], i ? 1 : 2);
+		assert_int_equal(e->vm[VM_pgsteal_file], 1);
+		assert_int_equal(e->vm[VM_pgrefill], i ? 1 : 0);
+		assert_int_equal(e->vm[VM_nr_vmscan_immediate_reclaim], i ? 0 : 1);
+		assert_int_equal(e->vm[VM_pgactivate], i ? 0 : 1);
+		assert_int_equal(sc.nr.dirty, i ? 0 : 1);
+		assert_int_equal(sc.nr.taken, i ? 0 : 2);
+		assert_int_equal(sc.nr.unqueued_dirty, 1);
+		assert_int_equal(sc.nr.file_taken, 2);
+		assert_true(e->folio[0].flags & PG_reclaim);
+		assert_true(e->folio[0].flags & PG_lru);
+		assert_int_equal(folio_seq(e, 0), i ? 1 : 2);
+		assert_false(e->folio[1].flags & PG_resident);
+		box_close(&b);
+	}
+}
+
 /* isolate_folios: swappiness 60 with no refaults picks file; a memcg
  * with no file folios scans nothing there and falls back to anon at once
  * (priority 5) in the baseline and in mglru+swappiness (which falls back
@@ -1019,6 +1059,7 @@ int main(void)
 		cmocka_unit_test(imbalance),
 		cmocka_unit_test(exhaustion),
 		cmocka_unit_test(evict_outcomes),
+		cmocka_unit_test(writeback_sort),
 		cmocka_unit_test(fallback_priority),
 		cmocka_unit_test(look_around),
 		cmocka_unit_test(iso_throttle),

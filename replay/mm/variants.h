@@ -40,6 +40,7 @@ enum {
 	/* Kernel readings other than the mm-tree baseline (doc/variants.md). */
 	PATCH_HIGH_PRIO_FALLBACK = 1u << 10, /* RFC: fall back to the other type only at priority 0 */
 	PATCH_K612_COUNTERS   = 1u << 11, /* 6.12: global pgscan/pgsteal_{kswapd,direct}, pgrefill gated */
+	PATCH_K612_WRITEBACK  = 1u << 12, /* 6.12: sort_folio re-files dirty/writeback folios */
 	PATCH_ISO_THROTTLE    = 1u << 16,
 	PATCH_SCAN_BALANCE    = 1u << 17,
 	PATCH_EARLY_EXIT      = 1u << 24,
@@ -82,6 +83,7 @@ static inline int patch_sw_boost_gain(const struct engine *e)   { return patch_a
 static inline int patch_iso_throttle(const struct engine *e)    { return patch_applied(e, PATCH_ISO_THROTTLE); }
 static inline int patch_high_prio_fallback(const struct engine *e) { return patch_applied(e, PATCH_HIGH_PRIO_FALLBACK); }
 static inline int patch_k612_counters(const struct engine *e)   { return patch_applied(e, PATCH_K612_COUNTERS); }
+static inline int patch_k612_writeback(const struct engine *e)  { return patch_applied(e, PATCH_K612_WRITEBACK); }
 static inline int patch_scan_balance(const struct engine *e)    { return patch_applied(e, PATCH_SCAN_BALANCE); }
 
 #endif

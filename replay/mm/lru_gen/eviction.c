@@ -5,9 +5,8 @@
  * through shrink_folio_list (evict_folios), and the reclaim loop of one
  * lruvec (get_nr_to_scan, try_to_shrink_lruvec, should_abort_scan).
  *
- * Left out (DEVIATIONS.md, "MGLRU"): zones, the writeback half of the
- * reclaim-loop rework (handle_reclaim_writeback), isolation failures
- * from races (one event loop: none happen).
+ * Left out (DEVIATIONS.md, "MGLRU"): zones, isolation failures from
+ * races (one event loop: none happen).
  */
 #include "lru_gen.h"
 #include "mm/internal.h"
@@ -16,9 +15,13 @@
 
 #include <string.h>
 
-/* sort_folio: re-file instead of isolating: promoted by aging, protected by
- * its tier, or waiting for writeback (dirty file folios are left to the
- * flushers).  Returns 1 when re-filed. */
+/* sort_folio: re-file instead of isolating: promoted by aging, or
+ * protected by its tier.  Since the reclaim-loop rework dirty and
+ * writeback folios are isolated like any other (shrink_folio_list and
+ * handle_reclaim_writeback deal with them); mglru+k6.12-writeback re-files
+ * them as "waiting for writeback" (dirty file folios left to the
+ * flushers), counting the dirty file ones for lru_gen_wakeup_flusher.
+ * Returns 1 when re-filed. */
 static int sort_folio(struct engine *e, int memcg, struct lru_gen_folio *lrugen, uint32_t pfn,
 		      struct scan_control *sc, int tier_idx)
 {
@@ -44,6 +47,8 @@ static int sort_folio(struct engine *e, int memcg, struct lru_gen_folio *lrugen,
 		return 1;
 	}
 	/* ineligible (zone > reclaim_idx): one zone, never */
+	if (!patch_k612_writeback(e))
+		return 0;
 	int dirty = !!(f->flags & PG_dirty), writeback = !!(f->flags & PG_writeback);
 	if (type == LRU_GEN_FILE && dirty) {
 		sc->nr.file_taken++;
@@ -130,7 +135,7 @@ static int scan_folios(struct engine *e, uint64_t nr_to_scan, int memcg, struct 
 		count_vm_events(e, VM_pgrefill, res->sorted);
 	}
 	count_vm_events(e, type ? VM_pgscan_file : VM_pgscan_anon, res->isolated);
-	if (type == LRU_GEN_FILE)
+	if (type == LRU_GEN_FILE && patch_k612_writeback(e))
 		sc->nr.file_taken += res->isolated;
 	return scanned;
 }
@@ -261,8 +266,12 @@ retry:;
 	struct reclaim_stat stat;
 	uint32_t nr_survivors = nr;
 	uint64_t reclaimed = shrink_folio_list(e, list, &nr_survivors, sc, &stat);
-	sc->nr.unqueued_dirty += stat.nr_unqueued_dirty;
 	sc->nr_reclaimed += reclaimed;
+	/* the retry pass is only for clean folios without new isolation */
+	if (patch_k612_writeback(e))
+		sc->nr.unqueued_dirty += stat.nr_unqueued_dirty;
+	else if (!skip_retry)
+		handle_reclaim_writeback(e, (uint64_t)isolated, sc, &stat, type);
 
 	uint32_t nr_keep = 0, nr_clean = 0;
 	uint64_t min_seq = lrugen->min_seq[type];
@@ -344,10 +353,13 @@ int should_abort_scan(struct engine *e, const struct scan_control *sc)
 	return e->node.nr_free > e->node.watermark[WMARK_HIGH] + MIN_LRU_BATCH;
 }
 
-/* The pre-rework tail of try_to_shrink_lruvec: the coldest file folios
- * were all dirty and nobody queued them — wake the flushers. */
+/* The pre-rework tail of try_to_shrink_lruvec (mglru+k6.12-writeback):
+ * the coldest file folios were all dirty and nobody queued them — wake
+ * the flushers.  The mm tree does it in handle_reclaim_writeback. */
 void lru_gen_wakeup_flusher(struct engine *e, struct scan_control *sc)
 {
+	if (!patch_k612_writeback(e))
+		return;
 	if (sc->nr.unqueued_dirty && sc->nr.unqueued_dirty == sc->nr.file_taken)
 		wakeup_flusher_threads(e);
 }
