@@ -293,7 +293,6 @@ retry:;
 	}
 	move_folios_to_lru(e, list, nr_keep);
 	mod_node_isolated(e, type, -(int64_t)(nr - nr_clean));
-	lrugen->nr_isolated[type] -= nr - nr_clean;
 
 	if (!patch_k612_counters(e) || !cgroup_reclaim(sc))
 		count_vm_events(e, current_is_kswapd(sc) ? VM_pgsteal_kswapd : VM_pgsteal_direct, reclaimed);
@@ -310,6 +309,12 @@ retry:;
 		reclaim_cpu(e, nr * COST_SHRINK_NS);
 		goto retry;
 	}
+	/* The per-lruvec count of mglru+iso-throttle (and scan-balance) drops
+	 * once, after the clean-retry pass, as the throttle's diff has it:
+	 * folios being retried still count as isolated.  (The retry never
+	 * runs here: no writeback completes inside shrink_folio_list, so
+	 * there are no clean survivors; DEVIATIONS.md.) */
+	lrugen->nr_isolated[type] -= (uint64_t)isolated;
 	MGLRU_DEBUG_CHECK(e, "evict_folios");
 	return scanned;
 }
