@@ -19,6 +19,7 @@
 #include "vmr_fixture.h"
 #include "engine_fixture.h"
 #include "mm/vmscan.h"
+#include "mm/swap_state.h"
 
 static void box_check(struct box *b)
 {
@@ -159,6 +160,37 @@ static void insertion(void **state)
  * refs; a refault is recent within MAX_NR_GENS of max_seq; workingset_
  * activate counts only for a recent refault in a fault, restore only with
  * a workingset shadow. */
+/* A major fault on anon page 5 from a queued swap device (an SSD, which
+ * reads ahead by address) after a fault at 4: a window of two, so page 6
+ * comes in too.  Both are added inside do_swap_page's fault: PG_active,
+ * the generation max_seq - 1 = 2 (of 0..3), not the oldest (0) where a
+ * swap-cache folio outside a fault would land.  A read-ahead outside any
+ * fault still lands there. */
+static void fault_readahead(void **state)
+{
+	(void)state;
+	struct box b;
+	box_open(&b, policy_find("mglru"), 600, 600, 0, 1000, 60);
+	struct engine *e = &b.e;
+	e->swap.p.sync = 0;
+	assert_int_equal(swap_ra_init(e), 0);
+	for (uint32_t i = 0; i < e->nr_folios; i++)
+		e->folio[i].flags |= PG_swapped;
+	e->procs[0].swap_ra = (struct swap_ra_info){ .addr = 4 };
+	assert_int_equal(fault_in(e, &e->tasks[0], 5, VMR_OP_LOAD, 0), 1);
+	assert_true(e->folio[6].flags & PG_resident);
+	assert_true(e->folio[6].flags & PG_readahead);
+	assert_false(e->folio[7].flags & PG_resident);
+	assert_int_equal(folio_seq(e, 5), 2);
+	assert_int_equal(folio_seq(e, 6), 2);
+	assert_false(e->folio[6].flags & PG_active);
+	assert_false(e->in_lru_fault);
+	/* swap read-ahead by offset outside a fault (as a test drives it) */
+	assert_int_equal(fault_in(e, &e->tasks[0], 9, VMR_OP_READAHEAD, 0), 1);
+	assert_int_equal(folio_seq(e, 9), 0);
+	box_close(&b);
+}
+
 static void refault(void **state)
 {
 	(void)state;
@@ -1050,6 +1082,7 @@ int main(void)
 		cmocka_unit_test(gen_arithmetic),
 		cmocka_unit_test(insertion),
 		cmocka_unit_test(refault),
+		cmocka_unit_test(fault_readahead),
 		cmocka_unit_test(type_to_scan),
 		cmocka_unit_test(tier_idx),
 		cmocka_unit_test(swappiness_boost),
