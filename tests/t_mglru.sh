@@ -74,8 +74,12 @@ check "pgscan counts isolated pages: pgscan_anon >= pgsteal_anon > 0" \
     test "$(col "$tmp/b.tsv" pgscan_anon)" -ge "$(col "$tmp/b.tsv" pgsteal_anon)" -a "$(col "$tmp/b.tsv" pgsteal_anon)" -gt 0
 check "pgscan_file >= pgsteal_file > 0" \
     test "$(col "$tmp/b.tsv" pgscan_file)" -ge "$(col "$tmp/b.tsv" pgsteal_file)" -a "$(col "$tmp/b.tsv" pgsteal_file)" -gt 0
-check "memcg reclaim only: no pgscan_kswapd/direct, no pgrefill" \
-    test "$(col "$tmp/b.tsv" pgscan_kswapd)$(col "$tmp/b.tsv" pgscan_direct)$(col "$tmp/b.tsv" pgrefill)" = 000
+check "memcg reclaim counts as direct: pgscan_direct = pgscan_anon + pgscan_file, no pgscan_kswapd" \
+    test "$(col "$tmp/b.tsv" pgscan_kswapd)" = 0 -a "$(col "$tmp/b.tsv" pgscan_direct)" = \
+    "$(( $(col "$tmp/b.tsv" pgscan_anon) + $(col "$tmp/b.tsv" pgscan_file) ))"
+"$vmr" run -q -p mglru+k6.12-counters -s 100 --memory-limit 24M --swap zram -f tsv -o "$tmp/b612.tsv" "$bl"
+check "k6.12-counters: memcg reclaim leaves pgscan_kswapd/direct and pgrefill at 0" \
+    test "$(col "$tmp/b612.tsv" pgscan_kswapd)$(col "$tmp/b612.tsv" pgscan_direct)$(col "$tmp/b612.tsv" pgrefill)" = 000
 check "MGLRU never deactivates (pgdeactivate 0)" test "$(col "$tmp/b.tsv" pgdeactivate)" = 0
 check "every MGLRU policy reports its isolation (nr_isolated_peak > 0)" \
     test "$(col "$tmp/b.tsv" nr_isolated_peak)" -gt 0

@@ -19,6 +19,7 @@
 #include "vmr_fixture.h"
 #include "engine_fixture.h"
 #include "mm/vmscan.h"
+#include "mm/swap_state.h"
 
 static void box_check(struct box *b)
 {
@@ -159,6 +160,37 @@ static void insertion(void **state)
  * refs; a refault is recent within MAX_NR_GENS of max_seq; workingset_
  * activate counts only for a recent refault in a fault, restore only with
  * a workingset shadow. */
+/* A major fault on anon page 5 from a queued swap device (an SSD, which
+ * reads ahead by address) after a fault at 4: a window of two, so page 6
+ * comes in too.  Both are added inside do_swap_page's fault: PG_active,
+ * the generation max_seq - 1 = 2 (of 0..3), not the oldest (0) where a
+ * swap-cache folio outside a fault would land.  A read-ahead outside any
+ * fault still lands there. */
+static void fault_readahead(void **state)
+{
+	(void)state;
+	struct box b;
+	box_open(&b, policy_find("mglru"), 600, 600, 0, 1000, 60);
+	struct engine *e = &b.e;
+	e->swap.p.sync = 0;
+	assert_int_equal(swap_ra_init(e), 0);
+	for (uint32_t i = 0; i < e->nr_folios; i++)
+		e->folio[i].flags |= PG_swapped;
+	e->procs[0].swap_ra = (struct swap_ra_info){ .addr = 4 };
+	assert_int_equal(fault_in(e, &e->tasks[0], 5, VMR_OP_LOAD, 0), 1);
+	assert_true(e->folio[6].flags & PG_resident);
+	assert_true(e->folio[6].flags & PG_readahead);
+	assert_false(e->folio[7].flags & PG_resident);
+	assert_int_equal(folio_seq(e, 5), 2);
+	assert_int_equal(folio_seq(e, 6), 2);
+	assert_false(e->folio[6].flags & PG_active);
+	assert_false(e->in_lru_fault);
+	/* swap read-ahead by offset outside a fault (as a test drives it) */
+	assert_int_equal(fault_in(e, &e->tasks[0], 9, VMR_OP_READAHEAD, 0), 1);
+	assert_int_equal(folio_seq(e, 9), 0);
+	box_close(&b);
+}
+
 static void refault(void **state)
 {
 	(void)state;
@@ -619,6 +651,8 @@ static void exhaustion(void **state)
 
 /* ---- eviction ------------------------------------------------------------------------- */
 
+static void evict_outcome(const struct reclaim_policy *pol, uint64_t scan_direct, uint64_t steal_direct);
+
 /* Three anon folios in the oldest (seq 2) of four generations, a fourth
  * in seq 3; swappiness 200 (anon first), zram.  Folio 0 is young for the
  * first time: KEEP, back to max_seq - 1 with PG_referenced (no swap slot
@@ -629,8 +663,18 @@ static void exhaustion(void **state)
 static void evict_outcomes(void **state)
 {
 	(void)state;
+	/* the memcg reclaimer counts as direct (mod_lruvec_state); 6.12's
+	 * global counters skip cgroup reclaim */
+	const char *pols[2] = { "mglru", "mglru+k6.12-counters" };
+	for (int i = 0; i < 2; i++)
+		evict_outcome(policy_find(pols[i]), i ? 0 : 3, i ? 0 : 1);
+}
+
+static void evict_outcome(const struct reclaim_policy *pol, uint64_t scan_direct, uint64_t steal_direct)
+{
 	struct box b;
-	box_open(&b, policy_find("mglru"), 8, 8, 100, 1000, 200);
+	assert_non_null(pol);
+	box_open(&b, pol, 8, 8, 100, 1000, 200);
 	struct engine *e = &b.e;
 	int memcg = box_memcg(&b);
 	struct lru_gen_folio *lv = mglru_lruvec(e, memcg);
@@ -649,7 +693,9 @@ static void evict_outcomes(void **state)
 	assert_int_equal(lv->min_seq[0], 3);
 	assert_int_equal(e->vm[VM_pgscan_anon], 3);
 	assert_int_equal(e->vm[VM_pgsteal_anon], 1);
-	assert_int_equal(e->vm[VM_pgscan_direct], 0);               /* cgroup reclaim */
+	assert_int_equal(e->vm[VM_pgscan_direct], scan_direct);
+	assert_int_equal(e->vm[VM_pgsteal_direct], steal_direct);
+	assert_int_equal(e->vm[VM_pgscan_kswapd] + e->vm[VM_pgrefill], 0);
 	assert_int_equal(e->vm[VM_pgactivate], 1);
 	assert_int_equal(e->vm[VM_pswpout], 1);
 	assert_int_equal(sc.nr_reclaimed, 1);
@@ -667,16 +713,60 @@ static void evict_outcomes(void **state)
 	box_close(&b);
 }
 
-/* Baseline isolate_folios: swappiness 60 with no refaults picks file; a
- * memcg with no file folios then scans nothing above priority 0 — the
- * fallback to anon happens only at priority 0.  mglru+swappiness falls
- * back at once from a type with no folios at all. */
+/* Two file folios read() into the oldest generation (seq 0 of 0..3),
+ * swappiness 0, folio 0 dirty (the tail, scanned first).  The mm tree
+ * isolates both: shrink_folio_list reclaims the clean one and marks the
+ * dirty one for immediate reclaim (PG_reclaim, activated: max_seq - 1 =
+ * seq 2); handle_reclaim_writeback tallies dirty 1, taken 2, and leaves the
+ * flushers alone (1 unqueued dirty of 2 taken).  mglru+k6.12-writeback
+ * re-files the dirty one into seq 1 with PG_reclaim (a pgrefill) and
+ * isolates the clean one only: nothing reaches the tallies, and the dirty
+ * folio is counted for lru_gen_wakeup_flusher instead. */
+static void writeback_sort(void **state)
+{
+	(void)state;
+	const char *pols[2] = { "mglru", "mglru+k6.12-writeback" };
+	for (int i = 0; i < 2; i++) {
+		struct box b;
+		box_open(&b, policy_find(pols[i]), 8, 0, 100, 0, 0);
+		struct engine *e = &b.e;
+		int memcg = box_memcg(&b);
+		struct scan_control sc = sc_for(5, memcg);
+		install(e, 0, PG_dirty);
+		install(e, 1, 0);
+		assert_int_equal(folio_seq(e, 0), 0);
+		assert_int_equal(evict_folios(e, 64, memcg, &sc, 0), 2);
+		assert_int_equal(e->vm[VM_pgscan_file], i ? 1 : 2);
+		assert_int_equal(e->vm[VM_pgsteal_file], 1);
+		assert_int_equal(e->vm[VM_pgrefill], i ? 1 : 0);
+		assert_int_equal(e->vm[VM_nr_vmscan_immediate_reclaim], i ? 0 : 1);
+		assert_int_equal(e->vm[VM_pgactivate], i ? 0 : 1);
+		assert_int_equal(sc.nr.dirty, i ? 0 : 1);
+		assert_int_equal(sc.nr.taken, i ? 0 : 2);
+		assert_int_equal(sc.nr.unqueued_dirty, 1);
+		assert_int_equal(sc.nr.file_taken, 2);
+		assert_true(e->folio[0].flags & PG_reclaim);
+		assert_true(e->folio[0].flags & PG_lru);
+		assert_int_equal(folio_seq(e, 0), i ? 1 : 2);
+		assert_false(e->folio[1].flags & PG_resident);
+		box_close(&b);
+	}
+}
+
+/* isolate_folios: swappiness 60 with no refaults picks file; a memcg
+ * with no file folios scans nothing there and falls back to anon at once
+ * (priority 5) in the baseline and in mglru+swappiness (which falls back
+ * from a type with no folios at all); mglru+high-prio-fallback (the RFC)
+ * scans nothing above priority 0 and falls back only there. */
 static void fallback_priority(void **state)
 {
 	(void)state;
-	const struct reclaim_policy *pols[2] = { policy_find("mglru"), policy_find("mglru+swappiness") };
-	const int want[2] = { 0, 2 };
-	for (int i = 0; i < 2; i++) {
+	const struct reclaim_policy *pols[4] = { policy_find("mglru"), policy_find("mglru+swappiness"),
+						 policy_find("mglru+high-prio-fallback"),
+						 policy_find("mglru+swappiness+high-prio-fallback") };
+	const int want[4] = { 2, 2, 0, 2 };
+	for (int i = 0; i < 4; i++) {
+		assert_non_null(pols[i]);
 		struct box b;
 		box_open(&b, pols[i], 8, 8, 100, 1000, 60);
 		struct engine *e = &b.e;
@@ -973,7 +1063,10 @@ static void replay_invariants(void **state)
 		assert_true(e.vm[VM_pgsteal_anon] > 0);
 		assert_true(e.vm[VM_pgscan_anon] >= e.vm[VM_pgsteal_anon]);
 		assert_true(e.vm[VM_pgscan_file] >= e.vm[VM_pgsteal_file]);
-		assert_int_equal(e.vm[VM_pgscan_direct] + e.vm[VM_pgscan_kswapd], 0);  /* memcg only */
+		/* memcg reclaim only: every scan is a direct reclaimer's */
+		assert_int_equal(e.vm[VM_pgscan_kswapd], 0);
+		assert_int_equal(e.vm[VM_pgscan_direct], e.vm[VM_pgscan_anon] + e.vm[VM_pgscan_file]);
+		assert_int_equal(e.vm[VM_pgsteal_direct], e.vm[VM_pgsteal_anon] + e.vm[VM_pgsteal_file]);
 		assert_true(e.vm[VM_nr_isolated_peak] > 0);
 		assert_int_equal(e.node.nr_isolated[0] + e.node.nr_isolated[1], 0);
 		engine_free(&e);
@@ -989,6 +1082,7 @@ int main(void)
 		cmocka_unit_test(gen_arithmetic),
 		cmocka_unit_test(insertion),
 		cmocka_unit_test(refault),
+		cmocka_unit_test(fault_readahead),
 		cmocka_unit_test(type_to_scan),
 		cmocka_unit_test(tier_idx),
 		cmocka_unit_test(swappiness_boost),
@@ -998,6 +1092,7 @@ int main(void)
 		cmocka_unit_test(imbalance),
 		cmocka_unit_test(exhaustion),
 		cmocka_unit_test(evict_outcomes),
+		cmocka_unit_test(writeback_sort),
 		cmocka_unit_test(fallback_priority),
 		cmocka_unit_test(look_around),
 		cmocka_unit_test(iso_throttle),

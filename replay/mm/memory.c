@@ -63,6 +63,12 @@ int fault_in(struct engine *e, struct task_state *t, uint32_t pfn, unsigned op, 
 	struct folio *f = &e->folio[pfn];
 	int readahead = op == VMR_OP_READAHEAD;
 	int swap_ra = readahead && (f->flags & PG_swapped);
+	/* lru_gen_enter_fault: a fault through the page tables is "in a
+	 * fault" for MGLRU, and so is the read-ahead it does (swapin_readahead
+	 * from do_swap_page says so in in_lru_fault; read before anything
+	 * sleeps, cleared until the LRU insertion below). */
+	int in_fault = op == VMR_OP_LOAD || op == VMR_OP_STORE || (readahead && e->in_lru_fault);
+	e->in_lru_fault = 0;
 	/* A swapped-out page comes back to its own memcg and owner
 	 * (mem_cgroup_swapin_charge_folio charges the memcg that swapped it
 	 * out): by swap offset, read-ahead may bring in another process's. */
@@ -128,11 +134,12 @@ int fault_in(struct engine *e, struct task_state *t, uint32_t pfn, unsigned op, 
 		if (!readahead && (e->swap.p.sync || op == VMR_OP_STORE || vm_swap_full(e)))
 			folio_free_swap(e, pfn);
 	}
-	/* lru_gen_enter_fault: a fault through the page tables (not a
-	 * read(), not read-ahead) is "in a fault" for MGLRU.  The kernel sets
-	 * it for the whole fault; only the refault check and folio_add_lru
-	 * below read it, and nothing sleeps between them. */
-	e->in_lru_fault = op == VMR_OP_LOAD || op == VMR_OP_STORE;
+	/* The kernel is "in a fault" for the whole fault; only the refault
+	 * check and folio_add_lru below read it, and nothing sleeps between
+	 * them.  A read() is not in a fault, nor is page-cache read-ahead
+	 * (the trace does not say which read-ahead a fault made:
+	 * DEVIATIONS.md). */
+	e->in_lru_fault = in_fault;
 	/* Buffered writes add folios without a refault check; read-ahead
 	 * ones have it (filemap_add_folio), like any insertion. */
 	if (op != VMR_OP_WRITE)

@@ -78,6 +78,9 @@ static const struct {
 	{ "sw-boost-gain", PATCH_SW_BOOST_GAIN },
 	{ "iso-throttle", PATCH_ISO_THROTTLE },
 	{ "scan-balance", PATCH_SCAN_BALANCE },
+	{ "high-prio-fallback", PATCH_HIGH_PRIO_FALLBACK },
+	{ "k6.12-counters", PATCH_K612_COUNTERS },
+	{ "k6.12-writeback", PATCH_K612_WRITEBACK },
 };
 #define NR_MGLRU_SWITCHES (sizeof(mglru_switches) / sizeof(mglru_switches[0]))
 
@@ -86,7 +89,9 @@ const char mglru_switches_help[] =
 	"                             (= every sw-* rule but sw-boost-gain), sw-age-pref,\n"
 	"                             sw-no-gentle, sw-boost, sw-exhaustion, sw-retry-race,\n"
 	"                             sw-no-inversion, sw-batched, sw-imbalance,\n"
-	"                             sw-boost-gain, iso-throttle, scan-balance\n";
+	"                             sw-boost-gain, iso-throttle, scan-balance,\n"
+	"                             high-prio-fallback, k6.12-counters,\n"
+	"                             k6.12-writeback\n";
 
 /* The canonical name of FLAGS: "mglru", then the switches in table order,
  * "swappiness" standing for the full set of its rules. */

@@ -237,6 +237,7 @@ int swapin_readahead(struct engine *e, struct task_state *t, uint32_t pfn)
 		/* Reclaim for an earlier page may have let others run. */
 		if (!(f->flags & PG_swapped) || (f->flags & (PG_resident | PG_locked)))
 			continue;
+		e->in_lru_fault = 1;            /* still in do_swap_page's fault */
 		int r = fault_in(e, t, ids[i], VMR_OP_READAHEAD, 0);
 		if (r != 1)
 			return r;

@@ -12,6 +12,11 @@
  *                                folios pile up" (v7): lru_gen/iso_throttle.c
  *   mglru+scan-balance           the reviewer's alternative to it:
  *                                lru_gen/scan_balance.c
+ *   mglru+high-prio-fallback     "only fall back when reclaim is running
+ *                                at high priority" (RFC, dropped by the
+ *                                swappiness series in v3): lru_gen/eviction.c
+ *   mglru+k6.12-*                what Linux 6.12 does where the mm tree
+ *                                differs (doc/variants.md §0): lru_gen/
  */
 #ifndef VARIANTS_H
 #define VARIANTS_H
@@ -32,6 +37,10 @@ enum {
 	PATCH_SWAPPINESS      = PATCH_SW_AGE_PREF | PATCH_SW_NO_GENTLE | PATCH_SW_BOOST |
 				PATCH_SW_EXHAUSTION | PATCH_SW_RETRY_RACE | PATCH_SW_NO_INVERSION |
 				PATCH_SW_BATCHED | PATCH_SW_IMBALANCE,
+	/* Kernel readings other than the mm-tree baseline (doc/variants.md). */
+	PATCH_HIGH_PRIO_FALLBACK = 1u << 10, /* RFC: fall back to the other type only at priority 0 */
+	PATCH_K612_COUNTERS   = 1u << 11, /* 6.12: global pgscan/pgsteal_{kswapd,direct}, pgrefill gated */
+	PATCH_K612_WRITEBACK  = 1u << 12, /* 6.12: sort_folio re-files dirty/writeback folios */
 	PATCH_ISO_THROTTLE    = 1u << 16,
 	PATCH_SCAN_BALANCE    = 1u << 17,
 	PATCH_EARLY_EXIT      = 1u << 24,
@@ -72,6 +81,9 @@ static inline int patch_sw_batched(const struct engine *e)      { return patch_a
 static inline int patch_sw_imbalance(const struct engine *e)    { return patch_applied(e, PATCH_SW_IMBALANCE); }
 static inline int patch_sw_boost_gain(const struct engine *e)   { return patch_applied(e, PATCH_SW_BOOST_GAIN); }
 static inline int patch_iso_throttle(const struct engine *e)    { return patch_applied(e, PATCH_ISO_THROTTLE); }
+static inline int patch_high_prio_fallback(const struct engine *e) { return patch_applied(e, PATCH_HIGH_PRIO_FALLBACK); }
+static inline int patch_k612_counters(const struct engine *e)   { return patch_applied(e, PATCH_K612_COUNTERS); }
+static inline int patch_k612_writeback(const struct engine *e)  { return patch_applied(e, PATCH_K612_WRITEBACK); }
 static inline int patch_scan_balance(const struct engine *e)    { return patch_applied(e, PATCH_SCAN_BALANCE); }
 
 #endif

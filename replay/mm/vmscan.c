@@ -378,25 +378,33 @@ static uint64_t shrink_inactive_list(struct engine *e, uint64_t nr_to_scan, int 
 	count_vm_events(e, file ? VM_pgsteal_file : VM_pgsteal_anon, nr_reclaimed);
 
 	lru_note_cost(e, memcg, file, stat.nr_pageout, nr_scanned - nr_reclaimed);
+	handle_reclaim_writeback(e, nr_taken, sc, &stat, file);
+	return nr_reclaimed;
+}
 
-	/* Dirty folios that nobody queued for IO: the flushers are behind.
-	 * For cgroup v1, which has no dirty throttling, this is it: wait for
-	 * some writeback (and the folios marked now in shrink_folio_list). */
-	if (stat.nr_unqueued_dirty == nr_taken) {
+/* handle_reclaim_writeback: after shrink_folio_list of NR_TAKEN folios
+ * (shrink_inactive_list, and MGLRU's evict_folios since the reclaim-loop
+ * rework).  Dirty folios that nobody queued for IO: the flushers are
+ * behind.  For cgroup v1, which has no dirty throttling, this is it: wait
+ * for some writeback (and the folios marked now in shrink_folio_list).
+ * Then the tallies shrink_node's throttling reads. */
+void handle_reclaim_writeback(struct engine *e, uint64_t nr_taken, struct scan_control *sc,
+			      const struct reclaim_stat *stat, int file)
+{
+	if (stat->nr_unqueued_dirty == nr_taken) {
 		wakeup_flusher_threads(e);
 		if (!writeback_throttling_sane(e, sc))
 			reclaim_throttle(e, VMSCAN_THROTTLE_WRITEBACK);
 	}
 
-	sc->nr.dirty += stat.nr_dirty;
-	sc->nr.congested += stat.nr_congested;
-	sc->nr.unqueued_dirty += stat.nr_unqueued_dirty;
-	sc->nr.writeback += stat.nr_writeback;
-	sc->nr.immediate += stat.nr_immediate;
+	sc->nr.dirty += stat->nr_dirty;
+	sc->nr.congested += stat->nr_congested;
+	sc->nr.unqueued_dirty += stat->nr_unqueued_dirty;
+	sc->nr.writeback += stat->nr_writeback;
+	sc->nr.immediate += stat->nr_immediate;
 	sc->nr.taken += nr_taken;
 	if (file)
 		sc->nr.file_taken += nr_taken;
-	return nr_reclaimed;
 }
 
 /* shrink_active_list: move folios from the active to the inactive list.

@@ -61,6 +61,8 @@ static inline void mod_node_isolated(struct engine *e, int file, int64_t nr)
 
 uint64_t shrink_folio_list(struct engine *e, uint32_t *list, uint32_t *nr, struct scan_control *sc,
 			   struct reclaim_stat *stat);
+void handle_reclaim_writeback(struct engine *e, uint64_t nr_taken, struct scan_control *sc,
+			      const struct reclaim_stat *stat, int file);
 void move_folios_to_lru(struct engine *e, uint32_t *list, uint32_t nr);
 int too_many_isolated(struct engine *e, int file, struct scan_control *sc);
 void reclaim_throttle(struct engine *e, enum vmscan_throttle_state reason);

@@ -5,9 +5,8 @@
  * through shrink_folio_list (evict_folios), and the reclaim loop of one
  * lruvec (get_nr_to_scan, try_to_shrink_lruvec, should_abort_scan).
  *
- * Left out (DEVIATIONS.md, "MGLRU"): zones, the writeback half of the
- * reclaim-loop rework (handle_reclaim_writeback), isolation failures
- * from races (one event loop: none happen).
+ * Left out (DEVIATIONS.md, "MGLRU"): zones, isolation failures from
+ * races (one event loop: none happen).
  */
 #include "lru_gen.h"
 #include "mm/internal.h"
@@ -16,9 +15,13 @@
 
 #include <string.h>
 
-/* sort_folio: re-file instead of isolating: promoted by aging, protected by
- * its tier, or waiting for writeback (dirty file folios are left to the
- * flushers).  Returns 1 when re-filed. */
+/* sort_folio: re-file instead of isolating: promoted by aging, or
+ * protected by its tier.  Since the reclaim-loop rework dirty and
+ * writeback folios are isolated like any other (shrink_folio_list and
+ * handle_reclaim_writeback deal with them); mglru+k6.12-writeback re-files
+ * them as "waiting for writeback" (dirty file folios left to the
+ * flushers), counting the dirty file ones for lru_gen_wakeup_flusher.
+ * Returns 1 when re-filed. */
 static int sort_folio(struct engine *e, int memcg, struct lru_gen_folio *lrugen, uint32_t pfn,
 		      struct scan_control *sc, int tier_idx)
 {
@@ -44,6 +47,8 @@ static int sort_folio(struct engine *e, int memcg, struct lru_gen_folio *lrugen,
 		return 1;
 	}
 	/* ineligible (zone > reclaim_idx): one zone, never */
+	if (!patch_k612_writeback(e))
+		return 0;
 	int dirty = !!(f->flags & PG_dirty), writeback = !!(f->flags & PG_writeback);
 	if (type == LRU_GEN_FILE && dirty) {
 		sc->nr.file_taken++;
@@ -85,8 +90,10 @@ struct scan_result {
 
 /* scan_folios: from the tail of the oldest generation of TYPE, up to
  * NR_TO_SCAN folios or MIN_LRU_BATCH isolated.  pgscan counts the
- * isolated folios, pgrefill the re-filed ones (global reclaim only;
- * pgscan_anon/file always).  Returns the folios examined. */
+ * isolated folios, pgrefill the re-filed ones: mod_lruvec_state, node and
+ * memcg statistics for every reclaimer (mglru+k6.12-counters: the global
+ * pgscan_kswapd/direct and pgrefill for global reclaim only, as 6.12's
+ * __count_vm_events behind !cgroup_reclaim).  Returns the folios examined. */
 static int scan_folios(struct engine *e, uint64_t nr_to_scan, int memcg, struct scan_control *sc,
 		       int type, int tier, uint32_t *list, struct scan_result *res)
 {
@@ -123,22 +130,25 @@ static int scan_folios(struct engine *e, uint64_t nr_to_scan, int memcg, struct 
 	for (int i = res->skipped - 1; i >= 0; i--)
 		gen_list_add(e, lrugen, moved[i], gen, type, 0);
 
-	if (!cgroup_reclaim(sc)) {
+	if (!patch_k612_counters(e) || !cgroup_reclaim(sc)) {
 		count_vm_events(e, current_is_kswapd(sc) ? VM_pgscan_kswapd : VM_pgscan_direct, res->isolated);
 		count_vm_events(e, VM_pgrefill, res->sorted);
 	}
 	count_vm_events(e, type ? VM_pgscan_file : VM_pgscan_anon, res->isolated);
-	if (type == LRU_GEN_FILE)
+	if (type == LRU_GEN_FILE && patch_k612_writeback(e))
 		sc->nr.file_taken += res->isolated;
 	return scanned;
 }
 
 /* isolate_folios: the type get_type_to_scan picks (the other when the
  * isolation throttle does not allow it); a pass that scanned nothing
- * retires empty generations and falls back to the other type only at
- * priority 0 (and, with the throttle, only to an allowed type); a pass that
- * scanned but isolated nothing retries the same type.  FORCE_TYPE >= 0
- * (mglru+scan-balance) scans that type alone.
+ * retires empty generations and falls back to the other type, at any
+ * priority, when the swappiness allows both (with the throttle, only to an
+ * allowed type); a pass that scanned but isolated nothing retries the same
+ * type.  FORCE_TYPE >= 0 (mglru+scan-balance) scans that type alone.
+ * mglru+high-prio-fallback: the RFC "only fall back when reclaim is
+ * running at high priority" (dropped in the swappiness series' v3) falls
+ * back at priority 0 only.
  *
  * mglru+swappiness (inferred): sw-exhaustion reports the preferred type
  * exhausted (*EXHAUSTED, for the caller to age) instead of retrying or
@@ -193,7 +203,8 @@ static int isolate_folios(struct engine *e, uint64_t nr_to_scan, int memcg, stru
 					continue;
 				}
 			}
-			if (!sc->priority && (allowed & (1u << !type)))
+			if ((!patch_high_prio_fallback(e) || !sc->priority) &&
+			    (allowed & (1u << !type)))
 				type = !type;
 		}
 	}
@@ -255,8 +266,12 @@ retry:;
 	struct reclaim_stat stat;
 	uint32_t nr_survivors = nr;
 	uint64_t reclaimed = shrink_folio_list(e, list, &nr_survivors, sc, &stat);
-	sc->nr.unqueued_dirty += stat.nr_unqueued_dirty;
 	sc->nr_reclaimed += reclaimed;
+	/* the retry pass is only for clean folios without new isolation */
+	if (patch_k612_writeback(e))
+		sc->nr.unqueued_dirty += stat.nr_unqueued_dirty;
+	else if (!skip_retry)
+		handle_reclaim_writeback(e, (uint64_t)isolated, sc, &stat, type);
 
 	uint32_t nr_keep = 0, nr_clean = 0;
 	uint64_t min_seq = lrugen->min_seq[type];
@@ -278,9 +293,8 @@ retry:;
 	}
 	move_folios_to_lru(e, list, nr_keep);
 	mod_node_isolated(e, type, -(int64_t)(nr - nr_clean));
-	lrugen->nr_isolated[type] -= nr - nr_clean;
 
-	if (!cgroup_reclaim(sc))
+	if (!patch_k612_counters(e) || !cgroup_reclaim(sc))
 		count_vm_events(e, current_is_kswapd(sc) ? VM_pgsteal_kswapd : VM_pgsteal_direct, reclaimed);
 	count_vm_events(e, type ? VM_pgsteal_file : VM_pgsteal_anon, reclaimed);
 	/* mglru+scan-balance notes costs as shrink_inactive_list does, so
@@ -295,6 +309,12 @@ retry:;
 		reclaim_cpu(e, nr * COST_SHRINK_NS);
 		goto retry;
 	}
+	/* The per-lruvec count of mglru+iso-throttle (and scan-balance) drops
+	 * once, after the clean-retry pass, as the throttle's diff has it:
+	 * folios being retried still count as isolated.  (The retry never
+	 * runs here: no writeback completes inside shrink_folio_list, so
+	 * there are no clean survivors; DEVIATIONS.md.) */
+	lrugen->nr_isolated[type] -= (uint64_t)isolated;
 	MGLRU_DEBUG_CHECK(e, "evict_folios");
 	return scanned;
 }
@@ -338,10 +358,13 @@ int should_abort_scan(struct engine *e, const struct scan_control *sc)
 	return e->node.nr_free > e->node.watermark[WMARK_HIGH] + MIN_LRU_BATCH;
 }
 
-/* The pre-rework tail of try_to_shrink_lruvec: the coldest file folios
- * were all dirty and nobody queued them — wake the flushers. */
+/* The pre-rework tail of try_to_shrink_lruvec (mglru+k6.12-writeback):
+ * the coldest file folios were all dirty and nobody queued them — wake
+ * the flushers.  The mm tree does it in handle_reclaim_writeback. */
 void lru_gen_wakeup_flusher(struct engine *e, struct scan_control *sc)
 {
+	if (!patch_k612_writeback(e))
+		return;
 	if (sc->nr.unqueued_dirty && sc->nr.unqueued_dirty == sc->nr.file_taken)
 		wakeup_flusher_threads(e);
 }
