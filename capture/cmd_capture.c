@@ -649,7 +649,8 @@ static int setup_lttng(struct capture *c, unsigned long ipc_ns)
 }
 
 /* The bridge's kernel events into DIR/kernel at their own time
- * (kernel_ctf.c); -1 (said) if that failed: the trace stays as it was. */
+ * (kernel_ctf.c); -1 (said) if that failed: the trace stays as it was.
+ * What it did is part of the summary, printed even when QUIET. */
 static int convert_kernel(const char *dir, int quiet)
 {
 	struct kernel_ctf_stats st;
@@ -659,7 +660,7 @@ static int convert_kernel(const char *dir, int quiet)
 		fprintf(stderr, "vmreplay capture: kernel events left in the UST trace: %s\n", err);
 	else if (r == 0 && !quiet)
 		fprintf(stderr, "vmreplay capture: %s\n", err);
-	else if (r > 0 && !quiet)
+	else if (r > 0)
 		fprintf(stderr, "vmreplay capture: %s/kernel: %llu kernel events on %llu CPUs at the "
 			"kernel's time (they were up to %.1f ms late; %llu out of order, sorted)\n", dir,
 			(unsigned long long)st.events, (unsigned long long)st.cpus, st.max_lag_ns / 1e6,
@@ -1350,7 +1351,11 @@ out:
 		if (discarded || lost)
 			fprintf(stderr, "vmreplay capture: WARNING: the trace has holes; use a larger "
 				"--buffer-kb\n");
-		fprintf(stderr, "vmreplay capture: trace: %s/ust/uid/0/64-bit\n", c.outabs);
+		struct stat kst;
+		char kdir[PATH_MAX + 8];
+		snprintf(kdir, sizeof(kdir), "%s/kernel", c.outabs);
+		fprintf(stderr, "vmreplay capture: trace: %s/ust/uid/0/64-bit%s%s\n", c.outabs,
+			stat(kdir, &kst) == 0 ? " and " : "", stat(kdir, &kst) == 0 ? kdir : "");
 	}
 	if (rc == EXIT_FAIL && wl_status < 0 && sig)
 		rc = 128 + sig;

@@ -29,6 +29,7 @@
 #include "ingest/tracedir.h"
 
 #include <babeltrace2/babeltrace.h>
+#include <dirent.h>
 #include <errno.h>
 #include <ftw.h>
 #include <stdarg.h>
@@ -161,14 +162,23 @@ static void note_clock(struct conv *cv, const bt_clock_class *cc, const bt_strea
 	env_string(t, "trace_creation_datetime", cv->trace_date, sizeof(cv->trace_date));
 }
 
-/* /proc/version, as the capture recorded it: "Linux version RELEASE (...) #N ...". */
-static void note_kernel(struct conv *cv, const bt_event *ev)
+/* The kernel's release and version, for lttng-modules' kernel_release and
+ * kernel_version: from capture_session's kernel_version (/proc/version,
+ * "Linux version RELEASE (...) #N ..."), else the release alone from the
+ * agent's vmreplay:session (uname -r). */
+static void note_kernel(struct conv *cv, const bt_event *ev, int session)
 {
 	const bt_field *p = bt_event_borrow_payload_field_const(ev);
-	const bt_field *f = bt_field_structure_borrow_member_field_by_name_const(p, "kernel_version");
+	const bt_field *f = bt_field_structure_borrow_member_field_by_name_const(
+		p, session ? "kernel_release" : "kernel_version");
 	if (!f || bt_field_get_class_type(f) != BT_FIELD_CLASS_TYPE_STRING)
 		return;
 	const char *v = bt_field_string_get_value(f);
+	if (session) {
+		if (!cv->kernel_release[0])
+			snprintf(cv->kernel_release, sizeof(cv->kernel_release), "%s", v);
+		return;
+	}
 	if (strncmp(v, "Linux version ", 14) != 0)
 		return;
 	v += 14;
@@ -392,7 +402,9 @@ split_next(bt_self_message_iterator *it, bt_message_array_const out, uint64_t ca
 					continue;
 				}
 				if (name && strcmp(name, "vmreplay_capture:capture_session") == 0)
-					note_kernel(cv, ev);
+					note_kernel(cv, ev, 0);
+				else if (name && strcmp(name, "vmreplay:session") == 0)
+					note_kernel(cv, ev, 1);
 				cv->other++;
 			}
 			/* batches downstream are as large as upstream's (15 in 2.0) */
@@ -913,6 +925,32 @@ static void conv_free(struct conv *cv)
 	free(cv);
 }
 
+/* A conversion killed half-way left SESSION/.kernel-ctf.*: if it had
+ * moved the old UST trace aside (ust-old) but not put the kernel trace in
+ * place, the old one comes back; then the folder goes. */
+static void recover(const char *session, const char *ust, const char *kdir)
+{
+	DIR *d = opendir(session);
+	struct dirent *e;
+	struct stat sb;
+	while (d && (e = readdir(d))) {
+		char tmp[4200], old[4300], aside[4300];
+		if (strncmp(e->d_name, ".kernel-ctf.", 12) != 0 ||
+		    snprintf(tmp, sizeof(tmp), "%s/%s", session, e->d_name) >= (int)sizeof(tmp))
+			continue;
+		snprintf(old, sizeof(old), "%s/ust-old", tmp);
+		snprintf(aside, sizeof(aside), "%s/ust-new", tmp);
+		if (stat(old, &sb) == 0 && stat(kdir, &sb) != 0) {
+			if (stat(ust, &sb) == 0)
+				rename(ust, aside);
+			rename(old, ust);
+		}
+		rm_tree(tmp);
+	}
+	if (d)
+		closedir(d);
+}
+
 int kernel_ctf_convert(const char *session, struct kernel_ctf_stats *st, char *err, size_t errlen)
 {
 	char ust[4096], kdir[4096], tmp[4096], t_ust[4200], t_kernel[4200], t_old[4200];
@@ -924,6 +962,7 @@ int kernel_ctf_convert(const char *session, struct kernel_ctf_stats *st, char *e
 		snprintf(err, errlen, "%s: path too long", session);
 		return -1;
 	}
+	recover(session, ust, kdir);
 	if (stat(kdir, &sb) == 0) {
 		snprintf(err, errlen, "%s: has a kernel trace already: left as it is", session);
 		return 0;
