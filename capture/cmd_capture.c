@@ -23,6 +23,7 @@
  */
 #include "capture_sys.h"
 #include "capture_testbed.h"
+#include "kernel_ctf.h"
 #include "cli.h"
 #include "paths.h"
 
@@ -53,6 +54,7 @@ static const char usage_text[] =
 	"usage: vmreplay capture -o DIR --limit SIZE [options] [--] COMMAND [ARGS...]\n"
 	"       vmreplay capture --kernel K -o DIR --limit SIZE [options] [--] COMMAND [ARGS...]\n"
 	"       vmreplay capture --cleanup\n"
+	"       vmreplay capture --convert DIR\n"
 	"\n"
 	"Runs COMMAND in a fresh memory cgroup with swap and records one LTTng\n"
 	"trace of the session in DIR: the kernel's reclaim (mm_vmscan_*), user\n"
@@ -80,6 +82,9 @@ static const char usage_text[] =
 	"                          intervals in us (default 5000,100000,1000000)\n"
 	"      --buffer-kb N       tracefs ring buffer per CPU (default 8192)\n"
 	"      --cleanup           undo what killed captures left behind, then exit\n"
+	"      --convert DIR       move the bridged kernel events of the capture in DIR\n"
+	"                          into DIR/kernel at the kernel's time (what a capture\n"
+	"                          does when it ends), then exit\n"
 	"  -k, --kernel K          run the whole capture inside the test bed's User-Mode\n"
 	"                          Linux guest (capture/testbed/): K is 6.12 or 6.1\n"
 	"                          (Debian's linux-source, built and cached on first use,\n"
@@ -91,7 +96,8 @@ static const char usage_text[] =
 	"  -q, --quiet             only errors and the final summary\n"
 	"  -h, --help              this help\n"
 	"\n"
-	"The trace is DIR/ust/uid/0/64-bit (and DIR/kernel with lttng-modules);\n"
+	"The trace is DIR/ust/uid/0/64-bit and DIR/kernel (a kernel-domain trace\n"
+	"at the kernel's timestamps: lttng-modules', or the bridge's events);\n"
 	"`vmreplay ingest DIR`, `analyze DIR` and `compare DIR` read it.\n"
 	"Exit status: the command's (128+N if a signal N ended it); 1 if the\n"
 	"capture could not be made; 2 usage.\n";
@@ -642,6 +648,26 @@ static int setup_lttng(struct capture *c, unsigned long ipc_ns)
 	return lttng(c, NULL, 0, "start", c->session, NULL);
 }
 
+/* The bridge's kernel events into DIR/kernel at their own time
+ * (kernel_ctf.c); -1 (said) if that failed: the trace stays as it was.
+ * What it did is part of the summary, printed even when QUIET. */
+static int convert_kernel(const char *dir, int quiet)
+{
+	struct kernel_ctf_stats st;
+	char err[1024];
+	int r = kernel_ctf_convert(dir, &st, err, sizeof(err));
+	if (r < 0)
+		fprintf(stderr, "vmreplay capture: kernel events left in the UST trace: %s\n", err);
+	else if (r == 0 && !quiet)
+		fprintf(stderr, "vmreplay capture: %s\n", err);
+	else if (r > 0)
+		fprintf(stderr, "vmreplay capture: %s/kernel: %llu kernel events on %llu CPUs at the "
+			"kernel's time (they were up to %.1f ms late; %llu out of order, sorted)\n", dir,
+			(unsigned long long)st.events, (unsigned long long)st.cpus, st.max_lag_ns / 1e6,
+			(unsigned long long)st.reordered);
+	return r;
+}
+
 /* Discarded events and lost packets of the session, after stop. */
 static uint64_t lttng_discarded(struct capture *c)
 {
@@ -1056,6 +1082,7 @@ int cmd_capture(int argc, char **argv)
 		{ "damon-intervals", required_argument, 0, 'I' },
 		{ "buffer-kb", required_argument, 0, 'B' },
 		{ "cleanup", no_argument, 0, 'C' },
+		{ "convert", required_argument, 0, 'V' },
 		{ "kernel", required_argument, 0, 'k' },
 		{ "guest-mem", required_argument, 0, 'M' },
 		{ "lru-gen", required_argument, 0, 'G' },
@@ -1078,7 +1105,7 @@ int cmd_capture(int argc, char **argv)
 	c.j.fd = -1;
 	snprintf(c.swap_kind, sizeof(c.swap_kind), "none");
 	int cleanup = 0, ch;
-	const char *limit = NULL, *kernel = NULL, *lru_gen = NULL;
+	const char *limit = NULL, *kernel = NULL, *lru_gen = NULL, *convert = NULL;
 	uint64_t v, guest_mem = 0;
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, "+o:l:s:p:k:qh", opts, NULL)) != -1) {
@@ -1110,6 +1137,7 @@ int cmd_capture(int argc, char **argv)
 			c.buffer_kb = (unsigned)v;
 			break;
 		case 'C': cleanup = 1; break;
+		case 'V': convert = optarg; break;
 		case 'k': kernel = optarg; break;
 		case 'M':
 			if (cli_parse_size(optarg, &guest_mem) != 0 || guest_mem < (128ull << 20) ||
@@ -1140,6 +1168,11 @@ int cmd_capture(int argc, char **argv)
 	if (tbswap == 0 && !kernel)
 		return cli_error(EXIT_USAGE, CMD, "--swap %s needs --kernel (a UBD device of the test bed)",
 				 c.swap_opt);
+	if (convert) {
+		if (optind != argc || cleanup || kernel)
+			return cli_error(EXIT_USAGE, CMD, "--convert takes a capture's folder alone");
+		return convert_kernel(convert, 0) < 0 ? EXIT_FAIL : EXIT_OK;
+	}
 	if (cleanup) {
 		if (kernel)
 			return cli_error(EXIT_USAGE, CMD, "--cleanup is for this machine; a test-bed guest "
@@ -1288,6 +1321,8 @@ out:
 		char *destroy[] = { "lttng", "destroy", c.session, NULL };
 		if (sys_run(destroy, out, sizeof(out), 60000) == 0)
 			journal_done(&c.j, J_LTTNG, c.session);
+		if (t0 && convert_kernel(c.outabs, c.quiet) < 0 && rc == EXIT_OK)
+			rc = EXIT_FAIL;
 	}
 	int failed = journal_restore(&c.j);
 	sigprocmask(SIG_SETMASK, &old, NULL);
@@ -1314,7 +1349,11 @@ out:
 		if (discarded || lost)
 			fprintf(stderr, "vmreplay capture: WARNING: the trace has holes; use a larger "
 				"--buffer-kb\n");
-		fprintf(stderr, "vmreplay capture: trace: %s/ust/uid/0/64-bit\n", c.outabs);
+		struct stat kst;
+		char kdir[PATH_MAX + 8];
+		snprintf(kdir, sizeof(kdir), "%s/kernel", c.outabs);
+		fprintf(stderr, "vmreplay capture: trace: %s/ust/uid/0/64-bit%s%s\n", c.outabs,
+			stat(kdir, &kst) == 0 ? " and " : "", stat(kdir, &kst) == 0 ? kdir : "");
 	}
 	if (rc == EXIT_FAIL && wl_status < 0 && sig)
 		rc = 128 + sig;

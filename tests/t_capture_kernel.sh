@@ -1,7 +1,8 @@
 #!/bin/bash
 # vmreplay capture, end to end on this machine (root, tracefs, a memory
 # cgroup, swap, LTTng-UST):
-#  - a small workload under a 32 MiB limit: one LTTng trace with the
+#  - a small workload under a 32 MiB limit: one LTTng session (UST trace
+#    and, at the kernel's time, the bridged events' kernel trace) with the
 #    kernel's memcg reclaims, faults, page-cache and process events, the
 #    session's setup, vmstat / memory.stat / maps snapshots; 0 discarded;
 #    ingest keeps the ground truth, analyze reads it;
@@ -85,8 +86,8 @@ check "capture: exit status is the workload's (0)" test $rc -eq 0
 restored "after a normal end"
 check "capture: reports 0 discarded events (LTTng and ftrace)" \
     grep -q 'discarded events: 0 (LTTng), 0 (ftrace)' "$tmp/s1.log"
-trace=$tmp/s1/ust/uid/0/64-bit
-if babeltrace2 "$trace" >"$tmp/s1.txt" 2>"$tmp/bt.err"; then ok "babeltrace2 decodes the trace"
+# the session: the UST trace and the bridged kernel events' kernel trace
+if babeltrace2 --clock-cycles "$tmp/s1" >"$tmp/s1.txt" 2>"$tmp/bt.err"; then ok "babeltrace2 decodes the trace"
 else nok "babeltrace2 decodes the trace"; sed 's/^/# /' "$tmp/bt.err"; fi
 n() { grep -c "$1" "$tmp/s1.txt"; }
 check "the session's setup: limit, swappiness, swap, cgroup, LRU kind" \
@@ -102,11 +103,15 @@ check "the process tree: fork, exec, exit" \
 check "vmstat and memory.stat snapshots at start, end and in between" \
     test "$(n 'vmreplay:vmstat:')" -ge 2 -a "$(n 'memcg_stat:')" -ge 2
 check "memory maps of the workload's processes" test "$(n 'proc_maps:')" -ge 2
-check "kernel timestamps (kts) ride along every bridged event" \
-    test "$(grep 'vmreplay_kernel:' "$tmp/s1.txt" | grep -vc 'kts = ')" -eq 0
+check "the bridged events moved into DIR/kernel (kernel domain), none left in the UST trace" \
+    sh -c "grep -q 'kernel: [1-9][0-9]* kernel events on' '$tmp/s1.log' &&
+           babeltrace2 -o ctf-metadata '$tmp/s1/kernel' | grep -q 'domain = \"kernel\";' &&
+           ! grep -q 'vmreplay_kernel:' '$tmp/s1.txt'"
+check "kernel and UST events in timestamp order" \
+    awk '{ t = substr($1, 2, length($1) - 2) + 0; if (t < p) exit 1; p = t }' "$tmp/s1.txt"
 check "only the workload's tasks (and kswapd) in the task instance" \
-    test -z "$(grep 'vmreplay_kernel:x86_exceptions_page_fault_user' "$tmp/s1.txt" | grep -o 'kpid = [0-9]*' | sort -u |
-        while read -r _ _ p; do grep -q "child_pid = $p\b\|root_pid = $p," "$tmp/s1.txt" || echo "$p"; done)"
+    test -z "$(grep ' x86_exceptions_page_fault_user: ' "$tmp/s1.txt" | grep -o '{ pid = [0-9]*' | sort -u |
+        while read -r _ _ _ p; do grep -q "child_pid = $p\b\|root_pid = $p," "$tmp/s1.txt" || echo "$p"; done)"
 "$vmr" ingest -q -f json "$tmp/s1" >"$tmp/s1.json" 2>"$tmp/err"; rc=$?
 check "ingest: exit 0" test $rc -eq 0
 "$vmr" ingest -q -o "$tmp/s1.vmr" "$tmp/s1" >/dev/null 2>&1
@@ -150,7 +155,7 @@ sleep 0.5
 kill -INT -- -"$cap"
 wait $cap; rc=$?
 check "Ctrl-C: the capture stops the workload and ends (status $rc)" test $rc -ne 0 -a $rc -lt 255
-check "Ctrl-C: the trace is written whole" babeltrace2 "$tmp/s3/ust/uid/0/64-bit" -o dummy
+check "Ctrl-C: the trace is written whole" babeltrace2 "$tmp/s3" -o dummy
 restored "after Ctrl-C"
 
 # --- the capture itself killed: the journal undoes it ----------------------

@@ -155,7 +155,9 @@ for w in $workloads; do
         dest=traces/$name
         rm -rf "$dest"
         mkdir -p "$dest/ctf"
-        cp -r "$out"/ust/uid/0/64-bit/. "$dest/ctf/"
+        # the session: ust/ and the bridged events' kernel/ trace
+        cp -r "$out"/ust "$dest/ctf/"
+        [ -d "$out/kernel" ] && cp -r "$out/kernel" "$dest/ctf/"
         "$vmr" analyze -q "$dest/ctf" >"$work/$name.analyze"
         have_classic=$("$vmr" run --list-policies | awk '$1 == "classic"' | wc -l)
         [ "$have_classic" = 1 ] && "$vmr" compare -q -p classic "$dest/ctf" >"$work/$name.compare"
@@ -176,7 +178,7 @@ for w in $workloads; do
             echo "    build/vmreplay capture -o OUT --limit $(limit_of "$w") --swappiness $sw -- \\"
             echo "        $(command_of "$w" | sed "s|$root/||; s|$work|/var/tmp/vmreplay-sessions|g")"
             echo
-            echo "and copies OUT/ust/uid/0/64-bit into ctf/ ($size)."
+            echo "and copies OUT/kernel and OUT/ust into ctf/ ($size)."
             echo
             echo "Capture output:"
             echo

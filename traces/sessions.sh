@@ -171,11 +171,12 @@ for wl in $workloads; do
                 { cat "$tmp/$name.log" >&2; echo "$name: events were discarded" >&2; exit 1; }
             grep -q 'workload ended after .* (status 0)' "$tmp/$name.log" ||
                 { cat "$tmp/$name.log" >&2; echo "$name: the workload failed" >&2; exit 1; }
-            ctf=$cap/ust/uid/0/64-bit
+            # the session: ust/ and the bridged events' kernel/ trace
+            ctf=$cap
             dest=$out/$name
             rm -rf "$dest"
             mkdir -p "$dest"
-            tar -C "$ctf" -cf - . | xz -9 -T2 >"$dest/ctf.tar.xz"
+            tar -C "$ctf" -cf - $(cd "$ctf" && ls -d kernel ust 2>/dev/null) | xz -9 -T2 >"$dest/ctf.tar.xz"
             {
                 echo "# $name"
                 echo
@@ -186,7 +187,7 @@ for wl in $workloads; do
                 echo "        $(command_of "$wl")"
                 echo
                 echo "made $(date -u '+%Y-%m-%d %H:%M UTC') from vmreplay $commit; ctf.tar.xz is"
-                echo "OUT/ust/uid/0/64-bit ($(du -sh "$ctf" | cut -f1) unpacked). Capture output:"
+                echo "OUT/kernel and OUT/ust ($(du -sh "$ctf" | cut -f1) unpacked). Capture output:"
                 echo
                 sed 's/^/    /' "$tmp/$name.log" | sed "s|$tmp|/var/tmp/vmreplay-sessions|g"
             } >"$dest/README.md"

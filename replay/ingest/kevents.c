@@ -7,7 +7,9 @@
  * tid/pid contexts, tracing-notes.md section 2) and the capture agent's
  * bridge (`vmreplay_kernel:<same name>`, task ids and the kernel's own
  * timestamp kts in the payload).  One table maps both to one internal
- * event set.  The capture agent's facts (`vmreplay_capture:*`) come too.
+ * event set.  A capture moves the bridged events into a kernel-domain
+ * trace at their kts (capture/kernel_ctf.c), which reads as lttng-modules'
+ * and gives the same .vmr as the old layout (tests/t_kernel_ctf.sh).  The capture agent's facts (`vmreplay_capture:*`) come too.
  *
  * Here events are only collected: reclaim and process events as struct
  * vmr_kev, demand events (faults, page-cache events, DAMON regions) in a
