@@ -661,10 +661,10 @@ static int convert_kernel(const char *dir, int quiet)
 	else if (r == 0 && !quiet)
 		fprintf(stderr, "vmreplay capture: %s\n", err);
 	else if (r > 0)
-		fprintf(stderr, "vmreplay capture: %s/kernel: %llu kernel events on %llu CPUs at the "
+		fprintf(stderr, "vmreplay capture: %s/kernel: %llu kernel events on %llu CPU%s at the "
 			"kernel's time (they were up to %.1f ms late; %llu out of order, sorted)\n", dir,
-			(unsigned long long)st.events, (unsigned long long)st.cpus, st.max_lag_ns / 1e6,
-			(unsigned long long)st.reordered);
+			(unsigned long long)st.events, (unsigned long long)st.cpus, st.cpus == 1 ? "" : "s",
+			st.max_lag_ns / 1e6, (unsigned long long)st.reordered);
 	return r;
 }
 
