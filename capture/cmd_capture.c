@@ -1323,10 +1323,12 @@ out:
 		char *destroy[] = { "lttng", "destroy", c.session, NULL };
 		if (sys_run(destroy, out, sizeof(out), 60000) == 0)
 			journal_done(&c.j, J_LTTNG, c.session);
-		if (t0 && convert_kernel(c.outabs, c.quiet) < 0 && rc == EXIT_OK)
-			rc = EXIT_FAIL;
 	}
 	int failed = journal_restore(&c.j);
+	/* once the machine is restored; signals stay blocked so that the
+	 * trace is either converted or left as LTTng wrote it */
+	if (c.session[0] && t0 && convert_kernel(c.outabs, c.quiet) < 0 && rc == EXIT_OK)
+		rc = EXIT_FAIL;
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	if (failed)
 		fprintf(stderr, "vmreplay capture: WARNING: %d setting(s) could not be restored "

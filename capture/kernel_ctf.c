@@ -31,7 +31,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #define UST_REL "ust/uid/0/64-bit"
 
@@ -247,7 +250,7 @@ static void recover(const char *session, const char *ust, const char *kdir)
 		closedir(d);
 }
 
-int kernel_ctf_convert(const char *session, struct kernel_ctf_stats *st, char *err, size_t errlen)
+static int convert(const char *session, struct kernel_ctf_stats *st, char *err, size_t errlen)
 {
 	char ust[4096], kdir[4096], tmp[4096], t_ust[4200], t_kernel[4200], t_old[4200];
 	struct stat sb;
@@ -338,5 +341,99 @@ out:
 	bt_plugin_put_ref(ctf);
 	bt_plugin_put_ref(utils);
 	conv_free(cv);
+	return rc;
+}
+
+/* What the library printed before it died: its assertion line, else its
+ * first line. */
+static void death_reason(char *text, char *out, size_t len)
+{
+	char *first = NULL, *why = NULL;
+	for (char *save = NULL, *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		while (*l == ' ' || *l == '\t')
+			l++;
+		if (!*l)
+			continue;
+		if (!first)
+			first = l;
+		if (!why && strstr(l, "Assertion"))
+			why = l;
+	}
+	const char *r = why ? why : first;
+	if (r && (why = strstr(r, "  ")) && why - r < 32)
+		r = why + strspn(why, " ");    /* after babeltrace2's table-flip */
+	snprintf(out, len, "%s", r ? r : "no message");
+}
+
+/* libbabeltrace2 2.0.4 calls abort() on some damaged traces (an index
+ * entry with a negative offset, say), which must not end a capture before
+ * it has restored the machine's settings: the conversion runs in a child,
+ * whose stderr is kept for the reason, and a killed child's temporary
+ * folder is undone here. */
+int kernel_ctf_convert(const char *session, struct kernel_ctf_stats *st, char *err, size_t errlen)
+{
+	struct result { int rc; struct kernel_ctf_stats st; char err[8192]; } *r;
+	int fd[2];
+	memset(st, 0, sizeof(*st));
+	r = mmap(NULL, sizeof(*r), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (r == MAP_FAILED || pipe(fd) != 0) {
+		snprintf(err, errlen, "%s: %s", session, strerror(errno));
+		if (r != MAP_FAILED)
+			munmap(r, sizeof(*r));
+		return -1;
+	}
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0) {
+		snprintf(err, errlen, "%s: fork: %s", session, strerror(errno));
+		close(fd[0]);
+		close(fd[1]);
+		munmap(r, sizeof(*r));
+		return -1;
+	}
+	if (pid == 0) {
+		close(fd[0]);
+		dup2(fd[1], STDERR_FILENO);
+		close(fd[1]);
+		r->rc = convert(session, &r->st, r->err, sizeof(r->err));
+		_exit(0);
+	}
+	close(fd[1]);
+	char text[8192];
+	size_t n = 0;
+	for (;;) {
+		ssize_t got = read(fd[0], text + n, sizeof(text) - 1 - n);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			break;
+		n += (size_t)got;
+		if (n == sizeof(text) - 1)
+			n = 0;                 /* keep reading: the end says why */
+	}
+	text[n] = '\0';
+	close(fd[0]);
+	int status = 0;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	int rc;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+		rc = r->rc;
+		*st = r->st;
+		snprintf(err, errlen, "%s", r->err);
+	} else {
+		char why[512], ust[4096], kdir[4096];
+		death_reason(text, why, sizeof(why));
+		snprintf(ust, sizeof(ust), "%s/" UST_REL, session);
+		snprintf(kdir, sizeof(kdir), "%s/kernel", session);
+		recover(session, ust, kdir);
+		if (WIFSIGNALED(status))
+			snprintf(err, errlen, "%s: the CTF decoder (libbabeltrace2) died of SIG%s: %s", session,
+				 sigabbrev_np(WTERMSIG(status)) ? sigabbrev_np(WTERMSIG(status)) : "?", why);
+		else
+			snprintf(err, errlen, "%s: the conversion exited %d: %s", session, WEXITSTATUS(status), why);
+		rc = -1;
+	}
+	munmap(r, sizeof(*r));
 	return rc;
 }
