@@ -661,10 +661,10 @@ static int convert_kernel(const char *dir, int quiet)
 	else if (r == 0 && !quiet)
 		fprintf(stderr, "vmreplay capture: %s\n", err);
 	else if (r > 0)
-		fprintf(stderr, "vmreplay capture: %s/kernel: %llu kernel events on %llu CPUs at the "
+		fprintf(stderr, "vmreplay capture: %s/kernel: %llu kernel events on %llu CPU%s at the "
 			"kernel's time (they were up to %.1f ms late; %llu out of order, sorted)\n", dir,
-			(unsigned long long)st.events, (unsigned long long)st.cpus, st.max_lag_ns / 1e6,
-			(unsigned long long)st.reordered);
+			(unsigned long long)st.events, (unsigned long long)st.cpus, st.cpus == 1 ? "" : "s",
+			st.max_lag_ns / 1e6, (unsigned long long)st.reordered);
 	return r;
 }
 
@@ -1321,10 +1321,12 @@ out:
 		char *destroy[] = { "lttng", "destroy", c.session, NULL };
 		if (sys_run(destroy, out, sizeof(out), 60000) == 0)
 			journal_done(&c.j, J_LTTNG, c.session);
-		if (t0 && convert_kernel(c.outabs, c.quiet) < 0 && rc == EXIT_OK)
-			rc = EXIT_FAIL;
 	}
 	int failed = journal_restore(&c.j);
+	/* once the machine is restored; signals stay blocked so that the
+	 * trace is either converted or left as LTTng wrote it */
+	if (c.session[0] && t0 && convert_kernel(c.outabs, c.quiet) < 0 && rc == EXIT_OK)
+		rc = EXIT_FAIL;
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	if (failed)
 		fprintf(stderr, "vmreplay capture: WARNING: %d setting(s) could not be restored "

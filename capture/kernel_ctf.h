@@ -19,7 +19,6 @@
 
 struct kernel_ctf_stats {
 	uint64_t events;        /* kernel events moved into kernel/ */
-	uint64_t other;         /* events left in the UST trace */
 	uint64_t cpus;          /* streams of kernel/ (CPUs that had events) */
 	uint64_t reordered;     /* events that came before an earlier kts of their CPU */
 	uint64_t max_lag_ns;    /* largest re-emit time minus kts */

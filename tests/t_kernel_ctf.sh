@@ -16,8 +16,9 @@
 #    section byte for byte; only the trace's hash differs), and replays of
 #    both give byte-identical results;
 #  - a session without bridged events or converted already is left as it
-#    is; a truncated metadata file or no UST trace: one line, exit 1,
-#    nothing changed.
+#    is; a truncated metadata file, a damaged index that makes
+#    libbabeltrace2 abort, or no UST trace: one line, exit 1, nothing
+#    changed; a conversion killed half-way is undone by the next.
 . "$(dirname "$0")/tap.sh"
 build=${1:-build}
 vmr=$PWD/$build/vmreplay
@@ -39,7 +40,7 @@ for t in reader-sw100 compile-sw100; do
     cp -r "traces/$t/ctf" "$s/ust/uid/0/64-bit"
     "$vmr" capture --convert "$s" 2>"$tmp/$t.err"; rc=$?
     check "$t: --convert exits 0" test $rc -eq 0
-    check "$t: it says how many events it moved" grep -q "kernel: [0-9]* kernel events on [0-9]* CPUs" "$tmp/$t.err"
+    check "$t: it says how many events it moved" grep -q "kernel: [0-9]* kernel events on [0-9]* CPUs\? at" "$tmp/$t.err"
     check "$t: the session holds kernel/ and ust/ and nothing else" \
         test "$(cd "$s" && ls -A | tr '\n' ' ')" = "kernel ust "
 
@@ -164,6 +165,19 @@ timeout 60 "$vmr" capture --convert "$s" 2>"$tmp/t.err"; rc=$?
 check "truncated metadata: exit 1 with one line naming the file" \
     sh -c "test $rc -eq 1 && test \$(wc -l <'$tmp/t.err') -eq 1 && grep -q '64-bit/metadata: metadata truncated' '$tmp/t.err'"
 check "truncated metadata: the session is untouched" test "$(ls -A "$s")" = ust
+# libbabeltrace2 2.0.4 aborts on an index entry with a negative offset
+# (its first byte flipped to 0xff): the conversion's child dies, the
+# capture does not, and the session is as it was.
+s=$tmp/abort
+mkdir -p "$s/ust/uid/0"
+cp -r traces/reader-sw100/ctf "$s/ust/uid/0/64-bit"
+printf '\xff' | dd of="$s/ust/uid/0/64-bit/index/vmr_0.idx" bs=1 seek=16 conv=notrunc status=none
+"$vmr" capture --convert "$s" 2>"$tmp/a.err"; rc=$?
+check "the decoder aborts: exit 1, one line with the library's reason" \
+    sh -c "test $rc -eq 1 && test \$(wc -l <'$tmp/a.err') -eq 1 &&
+           grep -q 'died of SIGABRT: data-stream-file.c:[0-9]*: ds_file_mmap(): Assertion' '$tmp/a.err'"
+check "the decoder aborts: the session is as it was (no temporary folder)" \
+    sh -c "test \"\$(ls -A '$s')\" = ust && diff -r --exclude=index traces/reader-sw100/ctf '$s/ust/uid/0/64-bit' >/dev/null"
 "$vmr" capture --convert "$tmp/nothing" 2>"$tmp/n.err"; rc=$?
 check "no UST trace: exit 1 with one line" sh -c "test $rc -eq 1 && test \$(wc -l <'$tmp/n.err') -eq 1"
 "$vmr" capture --convert "$tmp/nothing" extra 2>/dev/null; rc=$?

@@ -92,6 +92,9 @@ check "capture --kernel: the workload's status (0, got $rc; $(( $(date +%s) - t1
 check "capture --kernel: the trace is on the host, with the guest's console log" \
     test -s "$tmp/on/ust/uid/0/64-bit/metadata" -a -s "$tmp/on/guest-console.log"
 check "capture --kernel: no job folder left beside it" test -z "$(ls -A "$tmp" | grep testbed)"
+check "capture --kernel: the guest moved the bridged events into DIR/kernel, at the kernel's time" \
+    sh -c "grep -q 'kernel: [1-9][0-9]* kernel events on 1 CPU at' '$tmp/on.log' &&
+           babeltrace2 -o ctf-metadata '$tmp/on/kernel' | grep -q 'domain = \"kernel\";'"
 babeltrace2 "$tmp/on" >"$tmp/on.txt" 2>"$tmp/bt.err" || sed 's/^/# /' "$tmp/bt.err"
 n() { grep -c "$1" "$tmp/on.txt"; }
 check "metadata: lru_kind mglru, lru_gen_enabled 1, swappiness 100, zram" \

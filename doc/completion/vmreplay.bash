@@ -80,7 +80,7 @@ _vmreplay()
             --) _command_offset $((j + 1)); return ;;
             -o | --output | -l | --limit | -s | --swappiness | --swap | --swap-dir | \
                 -p | --period | --damon-intervals | --buffer-kb | -k | --kernel | \
-                --guest-mem | --lru-gen) skip=1 ;;
+                --guest-mem | --lru-gen | --convert) skip=1 ;;
             -*) ;;
             *) _command_offset $j; return ;;
             esac
@@ -136,7 +136,7 @@ _vmreplay()
         esac
         return
         ;;
-    -d | --dir | -O | --out-dir | --scripts | --swap-dir)
+    -d | --dir | -O | --out-dir | --scripts | --swap-dir | --convert)
         _filedir -d
         return
         ;;
