@@ -261,13 +261,14 @@ static void *watchdog_main(void *arg)
 /* Decoding one trace                                                  */
 
 int ingest_decode(const char *trace, const uint8_t hash[16], const char *out, int show_progress,
-		  struct ingest_report *rep, char *err, size_t errlen)
+		  int allow_empty, struct ingest_report *rep, char *err, size_t errlen)
 {
 	struct tracedir_list dirs;
 	if (tracedir_find(trace, &dirs, err, errlen) != 0)
 		return -1;
 	for (size_t i = 0; i < dirs.nr; i++)
-		if (tracedir_check_metadata(dirs.dirs[i], err, errlen) != 0) {
+		if (tracedir_check_metadata(dirs.dirs[i], err, errlen) != 0 ||
+		    tracedir_check_streams(dirs.dirs[i], err, errlen) != 0) {
 			tracedir_free(&dirs);
 			return -1;
 		}
@@ -359,8 +360,13 @@ int ingest_decode(const char *trace, const uint8_t hash[16], const char *out, in
 			      (unsigned long long)s.kfree_events, (unsigned long long)s.kfree_pages);
 		sink_summarise(&s, rep);
 		sink_meta_add(&s, "skipped_events", "%s", rep->skipped);
+		/* Nothing written of a trace with nothing to replay (an empty,
+		 * foreign or damaged one), unless asked to keep it. */
+		if (!s.failed && !allow_empty && !rep->accesses && !rep->reclaim_events)
+			rc = ingest_nothing_to_replay(trace, rep, err, errlen);
 		/* Ended tasks keep their end time; the others end at their last event. */
-		rc = s.failed ? -1 : sink_write_vmr(&s, out, hash, err, errlen);
+		else
+			rc = s.failed ? -1 : sink_write_vmr(&s, out, hash, err, errlen);
 	}
 	sink_free(&s);
 	return rc;
