@@ -109,6 +109,16 @@ mkdir -p "$tmp/empty" "$tmp/nometa/sub"; echo x >"$tmp/nometa/sub/channel0_0"
 run_err "a directory without CTF metadata: says so" 1 "no CTF trace here" "$vmr" ingest -q "$tmp/nometa"
 run_err "empty directory: says so" 1 "no CTF trace here" "$vmr" ingest -q "$tmp/empty"
 
+# A stream that is not CTF: the library's reason, without its object
+# addresses ("msg-it-addr=0x55…").
+mkdir -p "$tmp/magic"
+printf '/* CTF 1.8 */\ntrace { major = 1; minor = 8; byte_order = le; packet.header := struct { integer { size = 32; } magic; }; };\n' \
+    >"$tmp/magic/metadata"
+printf 'not a CTF packet header, 32 bytes' >"$tmp/magic/s_0"
+run_err "a stream with a bad magic: the library's reason, no addresses" 1 \
+    "magic: cannot decode the trace: Invalid CTF magic number: magic=" "$vmr" ingest -q --no-cache "$tmp/magic"
+check "  ... and no 'addr=0x' in it" sh -c "! grep -q 'addr=0x' '$tmp/err'"
+
 # --- the .vmr: written whole, cached, never trusted when damaged ---------
 fresh
 "$vmr" ingest -q -o "$tmp/a.vmr" "$tmp/t" >/dev/null 2>&1
