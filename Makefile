@@ -8,6 +8,8 @@
 #   make check-asan the same under AddressSanitizer + UndefinedBehaviorSanitizer
 #   make check-unit the cmocka tests alone (no root, tracefs or Slurm needed)
 #   make bench      speed targets (benchmarks, never tests)
+#   make fuzz       the libFuzzer targets (fuzz/, clang) in build-fuzz/fuzz/;
+#                   make fuzz-long runs each for FUZZ_RUNS executions
 #   make install    install under DESTDIR + PREFIX (default /usr/local);
 #                   make uninstall removes it again
 #   make deb        the Debian package (debian/) in build/deb/, and lintian
@@ -44,7 +46,7 @@ pkgdatadir    := $(datadir)/vmreplay
 # Debian 12 packages: to build, to run (capture, figures) and to test
 # (pdflatex, with booktabs, compiles the LaTeX tables and figures);
 # the Slurm daemons only for the Slurm test; the packaging tools for make deb.
-DEB_PKGS := gcc make pkg-config scdoc libbabeltrace2-dev liblttng-ust-dev \
+DEB_PKGS := gcc clang make pkg-config scdoc libbabeltrace2-dev liblttng-ust-dev \
             libgsl-dev libtracefs-dev libtraceevent-dev libxxhash-dev \
             libcmocka-dev libarchive-dev zstd xz-utils \
             babeltrace2 lttng-tools gnuplot-nox \
@@ -88,6 +90,13 @@ AGENT_BIN  := $(BUILD)/vmreplay-capture-agent
 TRACEFS_CFLAGS := $(shell pkg-config --cflags libtracefs libtraceevent 2>/dev/null)
 TRACEFS_LIBS   := $(shell pkg-config --libs libtracefs libtraceevent 2>/dev/null)
 
+# libFuzzer targets: the library built again with clang, ASan, UBSan and
+# the fuzzer's coverage (fuzz/README.md).
+FUZZ_SRCS := $(wildcard fuzz/fuzz_*.c)
+FUZZ_BINS := $(FUZZ_SRCS:fuzz/%.c=$(BUILD)/fuzz/%)
+FUZZ_SAN  := -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+FUZZ_RUNS ?= 10000000
+
 TEST_SRCS := $(wildcard tests/test_*.c)
 TEST_BINS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 
@@ -108,7 +117,7 @@ PATH_DEFS := -DVMREPLAY_PKGLIBEXECDIR='"$(pkglibexecdir)"' \
 
 .SECONDARY:
 .PHONY: all programs man deps deps-slurm deps-deb check check-asan check-unit \
-        bench figures fidelity clean test-build install uninstall deb FORCE
+        bench figures fidelity clean test-build install uninstall deb fuzz fuzz-bins fuzz-long FORCE
 all: programs $(TEST_BINS)
 programs: $(BUILD)/vmreplay $(AGENT_BIN) $(WL_BINS) man
 man: $(MAN_PAGES)
@@ -138,6 +147,16 @@ $(BUILD)/workloads/%: $(BUILD)/capture/workloads/%.o $(WL_COMMON_OBJS) $(TP_OBJ)
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(LIB_OBJS)
 	@mkdir -p $(dir $@)
 	$(LINK) $^ $(LDLIBS) -lcmocka -o $@
+
+$(BUILD)/fuzz/%: $(BUILD)/fuzz/%.o $(LIB_OBJS)
+	@mkdir -p $(dir $@)
+	$(LINK) -fsanitize=fuzzer $^ $(LDLIBS) -o $@
+
+fuzz:
+	@$(MAKE) --no-print-directory BUILD=build-fuzz CC=clang OPT=-O1 SAN="$(FUZZ_SAN)" fuzz-bins
+fuzz-bins: $(FUZZ_BINS)
+fuzz-long: fuzz
+	@FUZZ_RUNS=$(FUZZ_RUNS) bash tests/t_fuzz.sh build-fuzz
 
 $(BUILD)/man/%: doc/man/%.scd
 	@mkdir -p $(dir $@)
@@ -189,6 +208,7 @@ test-build: all
 
 check: deps deps-slurm
 	@$(MAKE) --no-print-directory test-build
+	@$(MAKE) --no-print-directory fuzz
 	@tests/run.sh $(BUILD)
 
 check-asan: deps deps-slurm
@@ -227,7 +247,7 @@ deb: deps deps-deb
 	  lintian --info $$([ "$$(id -u)" = 0 ] && echo --allow-root) $(BUILD)/deb/*.changes
 
 clean:
-	rm -rf build build-asan out
+	rm -rf build build-asan build-fuzz out
 
 include capture/testbed/testbed.mk
 

@@ -103,3 +103,10 @@ run_err "stats of a result with a negative counter: refused, naming file and met
 awk -F'\t' -v OFS='\t' 'NR == 2 { $10 = "99999999999999999999999" } { print }' "$fix/results/0000000000000001.tsv" >"$r1"
 run_err "stats of a result with a counter of 1e23: refused" 1 "pgscan_anon: '99999999999999999999999' is beyond 2^53" \
     "$vmr" stats "$tmp/neg"
+
+# --- found by fuzz_sweep: a trace set of a folder with no capture (qsort of
+# NULL under UBSan) is one line, exit 1 --------------------------------------
+mkdir -p "$tmp/noset"
+printf 'trace-set x %s\npolicy classic\nmemory-limit 16M\n' "$tmp/noset" >"$tmp/noset.sweep"
+run_err "a trace set of an empty folder: refused" 1 "noset.sweep:1: trace-set: .*noset: neither a capture" \
+    "$vmr" sweep -n -d "$tmp/noset.d" "$tmp/noset.sweep"

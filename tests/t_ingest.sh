@@ -34,8 +34,13 @@ LIST
 
 # --- a trace made by others (lttng-modules kernel domain, 2014) ---------
 ext=tests/data/external/bug446190   # its origin: tests/data/external/README.md
-"$vmr" ingest -q "$ext" >"$tmp/out" 2>"$tmp/err"; rc=$?
-check "external trace: ingest succeeds" test $rc -eq 0
+before=$(ls "$VMREPLAY_CACHE" 2>/dev/null | wc -l)
+run_err "external trace: nothing to replay, refused, by provider" 1 \
+    "bug446190: nothing to replay: no memory accesses and no reclaim events in its 31556 events (kernel=31556); --allow-empty keeps it" \
+    "$vmr" ingest -q "$ext"
+check "external trace: nothing refused is cached" test "$(ls "$VMREPLAY_CACHE" 2>/dev/null | wc -l)" = "$before"
+"$vmr" ingest -q --allow-empty "$ext" >"$tmp/out" 2>"$tmp/err"; rc=$?
+check "external trace: ingest --allow-empty succeeds" test $rc -eq 0
 check "external trace: 31556 events decoded" grep -q '^events *31556 decoded, 0 discarded' "$tmp/out"
 check "external trace: keeps 504 page allocations and 351 frees" \
     grep -q '^kept *504 page allocations, 351 page frees' "$tmp/out"
@@ -45,6 +50,26 @@ check "external trace: says there is nothing to replay" \
     grep -q 'no memory-access stream to replay and no reclaim events' "$tmp/out"
 run_err "external trace: run refuses, nothing to replay" 1 "no memory accesses" \
     "$vmr" run -q -p lru -n 100 "$ext"
+run_err "external trace: ingest without --allow-empty refuses its cached .vmr too" 1 \
+    "nothing to replay" "$vmr" ingest -q "$ext"
+
+# --- empty, foreign and several traces ------------------------------------
+fresh() { rm -rf "$tmp/t"; cp -r "${T_INGEST_BASE:-traces/anon-storm-small/ctf}" "$tmp/t"; }
+fresh; for s in "$tmp"/t/vmreplay_*; do : >"$s"; done
+run_err "zero-length streams: nothing to replay" 1 "t: nothing to replay" "$vmr" ingest -q --no-cache "$tmp/t"
+fresh; s0=$(ls "$tmp"/t/vmreplay_* | head -1); rm "$s0"
+run_err "a deleted stream its index names: refused" 1 \
+    "index/$(basename "$s0").idx: indexes the stream $(basename "$s0"), which is missing" "$vmr" ingest -q --no-cache "$tmp/t"
+fresh; s0=$(ls "$tmp"/t/vmreplay_* | head -1); rm "$s0"; mkfifo "$s0"
+run_err "a FIFO stream: refused at once" 1 "$(basename "$s0"): a stream that is not a regular file" \
+    "$vmr" ingest -q --no-cache "$tmp/t"
+fresh; mkdir -p "$tmp/two/a" "$tmp/two/b"; cp -r "$tmp/t" "$tmp/two/a/ctf"; cp -r "$tmp/t" "$tmp/two/b/ctf"
+run_err "a folder of two sessions: refused, naming both" 1 \
+    "two: 2 sessions here ($tmp/two/a/ctf, $tmp/two/b/ctf); ingest one of them" "$vmr" ingest -q "$tmp/two"
+mkdir -p "$tmp/one"; cp -r "$tmp/t" "$tmp/one/ctf"; echo notes >"$tmp/one/README.md"
+h1=$("$vmr" ingest -q -f json "$tmp/one" | sed -n 's/.*"trace_hash": "\([0-9a-f]*\)".*/\1/p')
+h2=$("$vmr" ingest -q -f json "$tmp/one/ctf" | sed -n 's/.*"trace_hash": "\([0-9a-f]*\)".*/\1/p')
+check "a trace and the folder holding it (and its README) hash the same ($h1)" test -n "$h1" -a "$h1" = "$h2"
 
 # --- corrupt copies of a bundled trace ----------------------------------
 base=${T_INGEST_BASE:-traces/anon-storm-small/ctf}
@@ -83,6 +108,16 @@ run_err "unknown event of our provider: refused by name" 1 "event vmreplay:anon_
 mkdir -p "$tmp/empty" "$tmp/nometa/sub"; echo x >"$tmp/nometa/sub/channel0_0"
 run_err "a directory without CTF metadata: says so" 1 "no CTF trace here" "$vmr" ingest -q "$tmp/nometa"
 run_err "empty directory: says so" 1 "no CTF trace here" "$vmr" ingest -q "$tmp/empty"
+
+# A stream that is not CTF: the library's reason, without its object
+# addresses ("msg-it-addr=0x55…").
+mkdir -p "$tmp/magic"
+printf '/* CTF 1.8 */\ntrace { major = 1; minor = 8; byte_order = le; packet.header := struct { integer { size = 32; } magic; }; };\n' \
+    >"$tmp/magic/metadata"
+printf 'not a CTF packet header, 32 bytes' >"$tmp/magic/s_0"
+run_err "a stream with a bad magic: the library's reason, no addresses" 1 \
+    "magic: cannot decode the trace: Invalid CTF magic number: magic=" "$vmr" ingest -q --no-cache "$tmp/magic"
+check "  ... and no 'addr=0x' in it" sh -c "! grep -q 'addr=0x' '$tmp/err'"
 
 # --- the .vmr: written whole, cached, never trusted when damaged ---------
 fresh

@@ -19,6 +19,8 @@ static const char usage[] =
 	"\n"
 	"  -o, --output FILE   write the .vmr to FILE (default: only the cache)\n"
 	"      --no-cache      decode even if the cache has this trace\n"
+	"      --allow-empty   keep a trace with nothing to replay (no memory\n"
+	"                      accesses, no reclaim events), for analysis\n"
 	"  -f, --format FMT    report as text (default) or json\n"
 	"  -q, --quiet         no progress line\n"
 	"  -h, --help          this help\n"
@@ -31,6 +33,7 @@ int cmd_ingest(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "output", required_argument, 0, 'o' },
 		{ "no-cache", no_argument, 0, 'N' },
+		{ "allow-empty", no_argument, 0, 'E' },
 		{ "format", required_argument, 0, 'f' },
 		{ "quiet", no_argument, 0, 'q' },
 		{ "help", no_argument, 0, 'h' },
@@ -42,6 +45,7 @@ int cmd_ingest(int argc, char **argv)
 		switch (c) {
 		case 'o': o.output = optarg; break;
 		case 'N': o.use_cache = 0; break;
+		case 'E': o.allow_empty = 1; break;
 		case 'q': o.progress = 0; break;
 		case 'f':
 			if (strcmp(optarg, "json") == 0)
@@ -65,7 +69,7 @@ int cmd_ingest(int argc, char **argv)
 
 	char hex[33];
 	vmr_hash_hex(r.hash, hex);
-	int nothing = r.accesses == 0;
+	int nothing = r.accesses == 0 && r.reclaim_events == 0;
 	if (json) {
 		printf("{\"trace\": ");
 		cli_json_str(stdout, o.trace);

@@ -80,6 +80,32 @@ sink_consume(bt_message_iterator *it, void *data)
 }
 
 /* babeltrace2's own error causes, folded into one line. */
+/* A cause's message as a user can read it: one line, without the
+ * library's object addresses ("query-exec-addr=0x55d0…, ") that say
+ * nothing about the trace. */
+static void clean_cause(const char *m, char *out, size_t len)
+{
+	size_t o = 0;
+	int token_start = 1;
+	while (*m && o + 1 < len) {
+		size_t tok = strcspn(m, " ,()\n\t");
+		const char *eq = token_start ? strstr(m, "addr=0x") : NULL;
+		if (eq && (size_t)(eq - m) < tok) {
+			/* skip "NAME-addr=0xHEX" and the ", " after it */
+			m += tok;
+			while (*m == ',' || *m == ' ')
+				m++;
+			continue;
+		}
+		char c = *m++;
+		token_start = strchr(" ,(\n\t", c) != NULL;
+		out[o++] = c == '\n' || c == '\t' ? ' ' : c;
+	}
+	out[o] = '\0';
+	while (o && (out[o - 1] == ' ' || out[o - 1] == ',' || out[o - 1] == ':'))
+		out[--o] = '\0';
+}
+
 static void bt_error_line(const char *trace, char *err, size_t errlen)
 {
 	const bt_error *e = bt_current_thread_take_error();
@@ -89,11 +115,9 @@ static void bt_error_line(const char *trace, char *err, size_t errlen)
 		/* Cause 0 is the first one appended: the deepest, which names
 		 * the real problem (the others only say that a caller failed). */
 		const bt_error_cause *cause = bt_error_borrow_cause_by_index(e, 0);
-		snprintf(buf, sizeof(buf), "%s", bt_error_cause_get_message(cause));
-		for (char *p = buf; *p; p++)
-			if (*p == '\n' || *p == '\t')
-				*p = ' ';
-		msg = buf;
+		clean_cause(bt_error_cause_get_message(cause), buf, sizeof(buf));
+		if (buf[0])
+			msg = buf;
 	}
 	snprintf(err, errlen, "%s: cannot decode the trace: %s", trace, msg);
 	if (e)
@@ -261,13 +285,14 @@ static void *watchdog_main(void *arg)
 /* Decoding one trace                                                  */
 
 int ingest_decode(const char *trace, const uint8_t hash[16], const char *out, int show_progress,
-		  struct ingest_report *rep, char *err, size_t errlen)
+		  int allow_empty, struct ingest_report *rep, char *err, size_t errlen)
 {
 	struct tracedir_list dirs;
 	if (tracedir_find(trace, &dirs, err, errlen) != 0)
 		return -1;
 	for (size_t i = 0; i < dirs.nr; i++)
-		if (tracedir_check_metadata(dirs.dirs[i], err, errlen) != 0) {
+		if (tracedir_check_metadata(dirs.dirs[i], err, errlen) != 0 ||
+		    tracedir_check_streams(dirs.dirs[i], err, errlen) != 0) {
 			tracedir_free(&dirs);
 			return -1;
 		}
@@ -359,8 +384,13 @@ int ingest_decode(const char *trace, const uint8_t hash[16], const char *out, in
 			      (unsigned long long)s.kfree_events, (unsigned long long)s.kfree_pages);
 		sink_summarise(&s, rep);
 		sink_meta_add(&s, "skipped_events", "%s", rep->skipped);
+		/* Nothing written of a trace with nothing to replay (an empty,
+		 * foreign or damaged one), unless asked to keep it. */
+		if (!s.failed && !allow_empty && !rep->accesses && !rep->reclaim_events)
+			rc = ingest_nothing_to_replay(trace, rep, err, errlen);
 		/* Ended tasks keep their end time; the others end at their last event. */
-		rc = s.failed ? -1 : sink_write_vmr(&s, out, hash, err, errlen);
+		else
+			rc = s.failed ? -1 : sink_write_vmr(&s, out, hash, err, errlen);
 	}
 	sink_free(&s);
 	return rc;

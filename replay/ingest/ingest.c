@@ -119,6 +119,7 @@ static int cache_valid(const char *path, const uint8_t hash[16], struct ingest_r
 		rep->records = v.hdr->nr_records;
 		rep->accesses = v.hdr->nr_accesses;
 		rep->pages = v.hdr->nr_pages;
+		rep->reclaim_events = vmr_kev_reclaim_count(v.kev, v.nr_kev);
 		if (vmr_meta_get(&v, "events", buf, sizeof(buf)))
 			rep->events = strtoull(buf, NULL, 10);
 		if (vmr_meta_get(&v, "discarded_events", buf, sizeof(buf)))
@@ -205,6 +206,17 @@ static int ingest_archive(const struct ingest_opts *o, const char *archive, stru
 	return r;
 }
 
+int ingest_nothing_to_replay(const char *trace, const struct ingest_report *rep, char *err,
+			     size_t errlen)
+{
+	/* by provider when just decoded; from the cache, by name */
+	const char *what = rep->providers[0] ? rep->providers : rep->skipped[0] ? rep->skipped : "none";
+	snprintf(err, errlen, "%s: nothing to replay: no memory accesses and no reclaim events in "
+		 "its %llu events (%.300s%s); --allow-empty keeps it", trace,
+		 (unsigned long long)rep->events, what, strlen(what) > 300 ? "…" : "");
+	return -1;
+}
+
 int ingest(const struct ingest_opts *o, struct ingest_report *rep,
 	   char *vmr_path, size_t vmr_path_len, char *err, size_t errlen)
 {
@@ -212,7 +224,11 @@ int ingest(const struct ingest_opts *o, struct ingest_report *rep,
 	if (trace_archive_find(o->trace, archive, sizeof(archive)))
 		return ingest_archive(o, archive, rep, vmr_path, vmr_path_len, err, errlen);
 	memset(rep, 0, sizeof(*rep));
-	if (trace_hash(o->trace, rep->hash, err, errlen) != 0)
+	/* The session's own files, whatever folder above it was named: a
+	 * trace and the folder holding it are one trace, hashed the same. */
+	char session[4096];
+	if (tracedir_session(o->trace, session, sizeof(session), err, errlen) != 0 ||
+	    trace_hash(session, rep->hash, err, errlen) != 0)
 		return -1;
 	char hex[33], cached[4096 + 64];
 	vmr_hash_hex(rep->hash, hex);
@@ -222,6 +238,11 @@ int ingest(const struct ingest_opts *o, struct ingest_report *rep,
 	struct vmr *keep = o->output ? NULL : o->opened;
 	if (o->use_cache && cache_valid(cached, rep->hash, rep, keep)) {
 		rep->cached = 1;
+		if (!o->allow_empty && !rep->accesses && !rep->reclaim_events) {
+			if (keep)
+				vmr_close(keep);
+			return ingest_nothing_to_replay(o->trace, rep, err, errlen);
+		}
 		if (o->output) {
 			if (copy_file(cached, o->output, err, errlen) != 0)
 				return -1;
@@ -239,7 +260,8 @@ int ingest(const struct ingest_opts *o, struct ingest_report *rep,
 		}
 		target = cached;
 	}
-	if (ingest_decode_isolated(o->trace, rep->hash, target, o->progress, rep, err, errlen) != 0)
+	if (ingest_decode_isolated(session, rep->hash, target, o->progress, o->allow_empty, rep, err,
+				   errlen) != 0)
 		return -1;
 	snprintf(vmr_path, vmr_path_len, "%s", target);
 	/* Keep a copy in the cache too, so the next run decodes nothing. */

@@ -28,7 +28,11 @@ struct ingest_report {
 	uint64_t discarded;            /* events LTTng reported discarded       */
 	uint64_t tasks, records, accesses, pages;
 	uint64_t kernel_alloc_events, kernel_free_events;
+	uint64_t reclaim_events;       /* the kernel's reclaim events kept (its
+					* process events are not replayable)  */
 	char     skipped[8192];        /* "name=count, …" of events not used    */
+	char     providers[1024];      /* "provider=count, …" of every event
+					* (no prefix: "kernel"); decoding only */
 };
 
 struct ingest_opts {
@@ -36,18 +40,24 @@ struct ingest_opts {
 	const char *output;            /* .vmr to write; NULL = cache only      */
 	int use_cache;
 	int progress;                  /* show progress on stderr (a terminal)  */
+	int allow_empty;               /* keep a trace with nothing to replay
+					* (no accesses, no reclaim events)      */
 	struct vmr *opened;            /* if set, and the .vmr came from the
 					* cache, it is left open (verified) here */
 };
 
-/* Ingests OPTS->trace.  Writes the .vmr path used into vmr_path.  Returns 0,
- * or -1 with a one-line error (file, event, field) in err.  With
+/* Ingests OPTS->trace: one session (a folder of several is refused, naming
+ * them).  Writes the .vmr path used into vmr_path.  Returns 0, or -1 with a
+ * one-line error (file, event, field) in err; a trace with nothing to
+ * replay is such an error unless OPTS->allow_empty.  With
  * OPTS->opened, returns 1 instead of 0 when it left the .vmr open there. */
 int ingest(const struct ingest_opts *opts, struct ingest_report *rep,
 	   char *vmr_path, size_t vmr_path_len, char *err, size_t errlen);
 
 /* XXH3-128 of every file under PATH (relative names, sizes and bytes, in
- * name order): the identity of a trace for the cache. */
+ * name order): the identity of a trace for the cache.  PATH is a session's
+ * root (tracedir_session), so that a trace and a folder holding it hash
+ * the same. */
 int trace_hash(const char *path, uint8_t hash[16], char *err, size_t errlen);
 
 /* Directory the cache lives in ($VMREPLAY_CACHE, $XDG_CACHE_HOME/vmreplay

@@ -80,7 +80,8 @@ static void reason(char *text, char *out, size_t len)
 }
 
 int ingest_decode_isolated(const char *trace, const uint8_t hash[16], const char *out,
-			   int show_progress, struct ingest_report *rep, char *err, size_t errlen)
+			   int show_progress, int allow_empty, struct ingest_report *rep,
+			   char *err, size_t errlen)
 {
 	int res[2], log[2] = { -1, -1 };
 	int keep_tty = show_progress && isatty(STDERR_FILENO);
@@ -105,7 +106,8 @@ int ingest_decode_isolated(const char *trace, const uint8_t hash[16], const char
 		static struct child_result r;   /* not on the stack: 10 KiB */
 		if (!keep_tty)
 			dup2(log[1], STDERR_FILENO);
-		r.rc = ingest_decode(trace, hash, out, show_progress, &r.rep, r.err, sizeof(r.err));
+		r.rc = ingest_decode(trace, hash, out, show_progress, allow_empty, &r.rep, r.err,
+				     sizeof(r.err));
 		_exit(write_all(res[1], &r, sizeof(r)) == 0 ? 0 : 3);
 	}
 	close(res[1]);

@@ -429,6 +429,43 @@ static int cmp_skip(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
+/* Events by provider ("vmreplay=9, kernel=31556"): what a trace holds,
+ * said when it holds nothing to replay. */
+static void summarise_providers(const struct sink *s, struct ingest_report *rep)
+{
+	struct { char name[64]; uint64_t n; } p[16];
+	size_t np = 0, other = 0;
+	for (size_t i = 0; i < s->nr_classes; i++) {
+		const char *name = s->classes[i].name, *colon = strchr(name, ':');
+		char prov[64];
+		snprintf(prov, sizeof(prov), "%.*s", colon ? (int)(colon - name) : 6,
+			 colon ? name : "kernel");
+		size_t j;
+		for (j = 0; j < np && strcmp(p[j].name, prov) != 0; j++)
+			;
+		if (j == np && np < sizeof(p) / sizeof(p[0])) {
+			snprintf(p[np].name, sizeof(p[np].name), "%s", prov);
+			p[np++].n = 0;
+		}
+		if (j < np)
+			p[j].n += s->classes[i].count;
+		else
+			other += s->classes[i].count;
+	}
+	size_t len = 0;
+	rep->providers[0] = '\0';
+	for (size_t j = 0; j <= np; j++) {
+		if (j == np && !other)
+			break;
+		int w = snprintf(rep->providers + len, sizeof(rep->providers) - len, "%s%s=%llu",
+				 len ? ", " : "", j < np ? p[j].name : "others",
+				 (unsigned long long)(j < np ? p[j].n : other));
+		if (w < 0 || (size_t)w >= sizeof(rep->providers) - len)
+			break;
+		len += (size_t)w;
+	}
+}
+
 void sink_summarise(struct sink *s, struct ingest_report *rep)
 {
 	rep->events = s->events;
@@ -439,6 +476,10 @@ void sink_summarise(struct sink *s, struct ingest_report *rep)
 	rep->pages = s->pm.nr_pages;
 	rep->kernel_alloc_events = s->kalloc_events;
 	rep->kernel_free_events = s->kfree_events;
+	uint64_t nr_kev;
+	const struct vmr_kev *kev = kevents_ground(s->kev, &nr_kev);
+	rep->reclaim_events = vmr_kev_reclaim_count(kev, nr_kev);
+	summarise_providers(s, rep);
 	/* Skipped names in a stable order, counts merged across classes. */
 	struct evclass *sk = calloc(s->nr_classes ? s->nr_classes : 1, sizeof(*sk));
 	size_t n = 0, len = 0;

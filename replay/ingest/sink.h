@@ -135,10 +135,14 @@ void sink_event(struct sink *s, const bt_message *msg);
 /* isolate.c: ingest_decode in a child process; a child that dies (the
  * library's abort) is one line of err naming TRACE and the reason. */
 int ingest_decode_isolated(const char *trace, const uint8_t hash[16], const char *out,
-			   int show_progress, struct ingest_report *rep, char *err, size_t errlen);
+			   int show_progress, int allow_empty, struct ingest_report *rep,
+			   char *err, size_t errlen);
 /* graph.c: decodes TRACE (its hash HASH) into the .vmr OUT.  0, or -1
  * with err set. */
 int ingest_decode(const char *trace, const uint8_t hash[16], const char *out, int show_progress,
-		  struct ingest_report *rep, char *err, size_t errlen);
+		  int allow_empty, struct ingest_report *rep, char *err, size_t errlen);
+/* ingest.c: the error for a trace with nothing to replay, in err. */
+int ingest_nothing_to_replay(const char *trace, const struct ingest_report *rep, char *err,
+			     size_t errlen);
 
 #endif

@@ -257,3 +257,110 @@ int tracedir_check_metadata(const char *dir, char *err, size_t errlen)
 	fclose(f);
 	return rc;
 }
+
+int tracedir_check_streams(const char *dir, char *err, size_t errlen)
+{
+	DIR *d = opendir(dir);
+	if (!d) {
+		snprintf(err, errlen, "%s: %s", dir, strerror(errno));
+		return -1;
+	}
+	struct dirent *e;
+	int rc = 0;
+	while (rc == 0 && (e = readdir(d))) {
+		char path[4200];
+		struct stat st;
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		if (stat(path, &st) != 0) {
+			snprintf(err, errlen, "%s: %s", path, strerror(errno));
+			rc = -1;
+		} else if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+			snprintf(err, errlen, "%s: a stream that is not a regular file", path);
+			rc = -1;
+		}
+	}
+	closedir(d);
+	/* index/NAME.idx describes the stream NAME: one without its stream
+	 * is a trace that lost a file. */
+	char idir[4200];
+	snprintf(idir, sizeof(idir), "%s/index", dir);
+	if (rc != 0 || !(d = opendir(idir)))
+		return rc;
+	while (rc == 0 && (e = readdir(d))) {
+		size_t n = strlen(e->d_name);
+		if (n <= 4 || strcmp(e->d_name + n - 4, ".idx") != 0)
+			continue;
+		char stream[4200];
+		struct stat st;
+		snprintf(stream, sizeof(stream), "%s/%.*s", dir, (int)(n - 4), e->d_name);
+		if (stat(stream, &st) != 0 || !S_ISREG(st.st_mode)) {
+			snprintf(err, errlen, "%s/%s: indexes the stream %.*s, which is missing", idir,
+				 e->d_name, (int)(n - 4), e->d_name);
+			rc = -1;
+		}
+	}
+	closedir(d);
+	return rc;
+}
+
+/* The session a trace directory belongs to: the path up to its first
+ * component below ROOT named ust or kernel (LTTng's layout), else itself. */
+static void session_of(const char *root, const char *dir, char *out, size_t len)
+{
+	size_t rl = strlen(root);
+	const char *rel = dir + rl;
+	for (const char *p = rel; *p; ) {
+		while (*p == '/')
+			p++;
+		const char *slash = strchr(p, '/');
+		size_t n = slash ? (size_t)(slash - p) : strlen(p);
+		if ((n == 3 && !memcmp(p, "ust", 3)) || (n == 6 && !memcmp(p, "kernel", 6))) {
+			size_t keep = (size_t)(p - dir);
+			while (keep > 1 && dir[keep - 1] == '/')
+				keep--;
+			snprintf(out, len, "%.*s", (int)keep, dir);
+			return;
+		}
+		p += n;
+	}
+	snprintf(out, len, "%s", dir);
+}
+
+int tracedir_session(const char *root, char *session, size_t len, char *err, size_t errlen)
+{
+	struct tracedir_list l;
+	if (tracedir_find(root, &l, err, errlen) != 0)
+		return -1;
+	char first[4096] = "", s[4096], list[1024] = "";
+	size_t nr = 0, used = 0;
+	for (size_t i = 0; i < l.nr; i++) {
+		session_of(root, l.dirs[i], s, sizeof(s));
+		if (nr && strcmp(s, first) == 0)
+			continue;
+		int seen = 0;     /* sorted dirs: a session's traces may interleave */
+		for (size_t j = 0; j < i && !seen; j++) {
+			char t[4096];
+			session_of(root, l.dirs[j], t, sizeof(t));
+			seen = strcmp(s, t) == 0;
+		}
+		if (seen)
+			continue;
+		if (!nr++)
+			snprintf(first, sizeof(first), "%s", s);
+		if (nr <= 4) {
+			int w = snprintf(list + used, sizeof(list) - used, "%s%s", used ? ", " : "", s);
+			if (w > 0 && (size_t)w < sizeof(list) - used)
+				used += (size_t)w;
+		}
+	}
+	tracedir_free(&l);
+	if (nr > 1) {
+		snprintf(err, errlen, "%s: %zu sessions here (%s%s); ingest one of them", root, nr, list,
+			 nr > 4 ? ", …" : "");
+		return -1;
+	}
+	snprintf(session, len, "%s", first);
+	return 0;
+}

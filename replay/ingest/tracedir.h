@@ -25,6 +25,13 @@ void tracedir_free(struct tracedir_list *l);
 /* Checks the framing of DIR/metadata: text metadata is accepted as is;
  * packetized metadata must be whole packets with the CTF magic. */
 int tracedir_check_metadata(const char *dir, char *err, size_t errlen);
+/* Checks the streams of the trace directory DIR: each a regular file
+ * (a FIFO would block the decoder), each index file naming one. */
+int tracedir_check_streams(const char *dir, char *err, size_t errlen);
+/* The root of the one session under ROOT, into SESSION: the folder that
+ * holds an LTTng session's ust/ and kernel/ traces, else the one trace
+ * directory.  Several sessions are refused, naming them. */
+int tracedir_session(const char *root, char *session, size_t len, char *err, size_t errlen);
 
 /* Lists every regular file under ROOT, as sorted paths relative to ROOT. */
 int tracedir_files(const char *root, char ***files, size_t *nr, char *err, size_t errlen);

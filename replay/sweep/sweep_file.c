@@ -260,7 +260,8 @@ static int parse_trace_set(struct parser *p, struct sweep_spec *s, char **v, int
 			free(sub);
 		}
 		closedir(d);
-		qsort(found, nf, sizeof(*found), cmp_str);
+		if (nf > 1)            /* qsort of NULL, 0 is undefined */
+			qsort(found, nf, sizeof(*found), cmp_str);
 		for (size_t k = 0; k < nf; k++) {
 			if (rc == 0)
 				rc = set_member(p, s, v[0], found[k]);

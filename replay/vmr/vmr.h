@@ -214,6 +214,16 @@ _Static_assert(sizeof(struct vmr_kev) == 128, "kev layout");
 
 extern const char *const vmr_kev_names[VMR_KEV_NR_TYPES];
 
+/* Reclaim events (DIRECT_BEGIN..FILE_EVICT) among KEV: what a replay is
+ * compared with; FORK..COMM only say who the tasks were. */
+static inline uint64_t vmr_kev_reclaim_count(const struct vmr_kev *kev, uint64_t nr)
+{
+	uint64_t n = 0;
+	for (uint64_t i = 0; i < nr; i++)
+		n += kev[i].type < VMR_KEV_FORK;
+	return n;
+}
+
 /* The memory cgroup's counters, as memory.stat and its neighbours name
  * them (v1 and v2 names side by side; a key the kernel did not have is
  * VMR_ABSENT).  usage..memsw_usage are bytes from the cgroup's own files. */
