@@ -208,6 +208,13 @@ int try_to_inc_max_seq(struct engine *e, int memcg, uint64_t seq, int swappiness
 	struct lru_gen_folio *lrugen = mglru_lruvec(e, memcg);
 	if (seq <= lrugen->mm_state_seq)
 		return 0;
+	/* mglru+no-mm-walk (!should_walk_mmu, lru_gen/enabled 0x0001):
+	 * iterate_mm_list_nowalk, no walk context for the reclaimer; young
+	 * PTEs are found only by look-around in eviction. */
+	if (patch_no_mm_walk(e)) {
+		lrugen->mm_state_seq = seq;
+		return inc_max_seq(e, memcg, seq, swappiness);
+	}
 	if (sc)
 		sc->sim.mm_walk = 1;
 	if (lrugen->walking && lrugen->walk_seq == seq) {

@@ -8,6 +8,7 @@
  * The files of this folder, by concern: generations.c (lists, sizes,
  * where a folio lands), aging.c, eviction.c, pid.c (the PID controller),
  * memcg.c (the memcg LRU and the root-reclaim driver), look_around.c,
+ * k612.c (Linux 6.12's reclaim loop, for mglru+k6.12-loop),
  * and the proposed patches iso_throttle.c and scan_balance.c (the
  * swappiness series' rules are conditions where the base decides:
  * variants.h).  Simplifications: replay/DEVIATIONS.md, "MGLRU".
@@ -247,6 +248,8 @@ void lru_gen_wakeup_flusher(struct engine *e, struct scan_control *sc);
 int lru_gen_imbalanced(const struct lru_gen_folio *lrugen, int swappiness);
 /* try_to_shrink_lruvec of mglru+scan-balance. */
 int try_to_shrink_lruvec_balanced(struct engine *e, int memcg, struct scan_control *sc);
+/* try_to_shrink_lruvec of mglru+k6.12-loop (k612.c). */
+int try_to_shrink_lruvec_612(struct engine *e, int memcg, struct scan_control *sc);
 
 /* The invariants of every lruvec (tests): 0, or -1 with the reason. */
 int mglru_check(struct engine *e, char *err, size_t len);
