@@ -612,6 +612,20 @@ static void imbalance(void **state)
 	lv->nr_pages[2][0] = 10;
 	lv->nr_pages[3][0] = 40;
 	assert_false(should_run_aging(e, lv, 3, &sc, 60));
+	/* The fixed reading (oldest < 1/8, youngest > 7/8) against the
+	 * pre-2025 bounds of sw-imbalance-prev (oldest < 1/4, youngest > 1/2):
+	 * 20/40/40 and 20/20/60 are imbalanced only by the latter. */
+	const struct reclaim_policy *prev = policy_find("mglru+sw-imbalance+sw-imbalance-prev");
+	assert_non_null(prev);
+	const int64_t spread[2][3] = { { 20, 40, 40 }, { 20, 20, 60 } };
+	for (int k = 0; k < 2; k++) {
+		for (int g = 0; g < 3; g++)
+			lv->nr_pages[g + 1][0] = spread[k][g];
+		assert_false(lru_gen_imbalanced(e, lv, 60));
+		e->policy = prev;
+		assert_true(lru_gen_imbalanced(e, lv, 60));
+		e->policy = pol;
+	}
 	lv->nr_pages[1][0] = lv->nr_pages[2][0] = lv->nr_pages[3][0] = 0;
 	box_close(&b);
 }

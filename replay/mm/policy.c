@@ -84,6 +84,7 @@ static const struct {
 	{ "sw-batched", PATCH_SW_BATCHED },
 	{ "sw-imbalance", PATCH_SW_IMBALANCE },
 	{ "sw-boost-gain", PATCH_SW_BOOST_GAIN },
+	{ "sw-imbalance-prev", PATCH_SW_IMBALANCE_PREV },
 	{ "iso-throttle", PATCH_ISO_THROTTLE },
 	{ "scan-balance", PATCH_SCAN_BALANCE },
 	{ "high-prio-fallback", PATCH_HIGH_PRIO_FALLBACK },
@@ -100,7 +101,8 @@ const char mglru_switches_help[] =
 	"                             (= every sw-* rule but sw-boost-gain), sw-age-pref,\n"
 	"                             sw-no-gentle, sw-boost, sw-exhaustion, sw-retry-race,\n"
 	"                             sw-no-inversion, sw-batched, sw-imbalance,\n"
-	"                             sw-boost-gain, iso-throttle, scan-balance,\n"
+	"                             sw-boost-gain, sw-imbalance-prev, iso-throttle,\n"
+	"                             scan-balance,\n"
 	"                             high-prio-fallback, k6.12 (= the three next),\n"
 	"                             k6.12-counters, k6.12-writeback, k6.12-loop,\n"
 	"                             no-mm-walk\n";

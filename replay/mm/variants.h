@@ -37,6 +37,7 @@ enum {
 	PATCH_SW_BATCHED      = 1u << 6,  /* fewer folios per inc_min_seq call */
 	PATCH_SW_IMBALANCE    = 1u << 7,  /* lru_gen_imbalanced() triggers aging */
 	PATCH_SW_BOOST_GAIN   = 1u << 8,  /* superlinear gain (an alternative mode) */
+	PATCH_SW_IMBALANCE_PREV = 1u << 9, /* sw-imbalance with the pre-2025 bounds (an alternative) */
 	PATCH_SWAPPINESS      = PATCH_SW_AGE_PREF | PATCH_SW_NO_GENTLE | PATCH_SW_BOOST |
 				PATCH_SW_EXHAUSTION | PATCH_SW_RETRY_RACE | PATCH_SW_NO_INVERSION |
 				PATCH_SW_BATCHED | PATCH_SW_IMBALANCE,
@@ -86,6 +87,7 @@ static inline int patch_sw_no_inversion(const struct engine *e) { return patch_a
 static inline int patch_sw_batched(const struct engine *e)      { return patch_applied(e, PATCH_SW_BATCHED); }
 static inline int patch_sw_imbalance(const struct engine *e)    { return patch_applied(e, PATCH_SW_IMBALANCE); }
 static inline int patch_sw_boost_gain(const struct engine *e)   { return patch_applied(e, PATCH_SW_BOOST_GAIN); }
+static inline int patch_sw_imbalance_prev(const struct engine *e) { return patch_applied(e, PATCH_SW_IMBALANCE_PREV); }
 static inline int patch_iso_throttle(const struct engine *e)    { return patch_applied(e, PATCH_ISO_THROTTLE); }
 static inline int patch_high_prio_fallback(const struct engine *e) { return patch_applied(e, PATCH_HIGH_PRIO_FALLBACK); }
 static inline int patch_k612_counters(const struct engine *e)   { return patch_applied(e, PATCH_K612_COUNTERS); }

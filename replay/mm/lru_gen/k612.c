@@ -20,26 +20,15 @@
 static int should_run_aging_612(const struct lru_gen_folio *lrugen, int swappiness,
 				uint64_t *nr_to_scan)
 {
-	uint64_t old = 0, young = 0, total = 0;
+	uint64_t old, young, total;
 	uint64_t max_seq = lrugen->max_seq;
 	uint64_t min_seq = evictable_min_seq(lrugen->min_seq, swappiness);
-	int type;
 
 	*nr_to_scan = 0;
 	/* whether this lruvec is completely out of cold folios */
 	if (min_seq + MIN_NR_GENS > max_seq)
 		return 1;
-	for_each_evictable_type(type, swappiness) {
-		for (uint64_t seq = lrugen->min_seq[type]; seq <= max_seq; seq++) {
-			int64_t n = lrugen->nr_pages[lru_gen_from_seq(seq)][type];
-			uint64_t size = n > 0 ? (uint64_t)n : 0;
-			total += size;
-			if (seq == max_seq)
-				young += size;
-			else if (seq + MIN_NR_GENS == max_seq)
-				old += size;
-		}
-	}
+	lru_gen_spread(lrugen, swappiness, &total, &young, &old);
 	*nr_to_scan = total;
 	/* the ideal number of generations is MIN_NR_GENS + 1 */
 	if (min_seq + MIN_NR_GENS < max_seq)

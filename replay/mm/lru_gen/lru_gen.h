@@ -245,7 +245,11 @@ int __evict_folios(struct engine *e, uint64_t nr_to_scan, int memcg, struct scan
 int should_abort_scan(struct engine *e, const struct scan_control *sc);
 void lru_gen_wakeup_flusher(struct engine *e, struct scan_control *sc);
 /* mglru+swappiness sw-imbalance: the generations are severely skewed. */
-int lru_gen_imbalanced(const struct lru_gen_folio *lrugen, int swappiness);
+int lru_gen_imbalanced(const struct engine *e, const struct lru_gen_folio *lrugen, int swappiness);
+/* The evictable pages, and those of the youngest and of the oldest of
+ * MIN_NR_GENS + 1 generations (aging.c). */
+void lru_gen_spread(const struct lru_gen_folio *lrugen, int swappiness, uint64_t *total,
+		    uint64_t *young, uint64_t *old);
 /* try_to_shrink_lruvec of mglru+scan-balance. */
 int try_to_shrink_lruvec_balanced(struct engine *e, int memcg, struct scan_control *sc);
 /* try_to_shrink_lruvec of mglru+k6.12-loop (k612.c). */
