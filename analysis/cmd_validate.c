@@ -38,8 +38,10 @@ static const char usage[] =
 	"them.  Captures group by directory name without -swN and a trailing\n"
 	"-N (the replicate): compile-sw100-2 is workload compile, swappiness 100.\n"
 	"\n"
-	"  -p, --policy NAME       the policy replayed (default: classic, or mglru\n"
-	"                          for captures of an MGLRU kernel)\n"
+	"  -p, --policy NAME       the policy replayed (default: classic, or for\n"
+	"                          captures of an MGLRU kernel the MGLRU it ran:\n"
+	"                          mglru, +k6.12 up to Linux 6.12, +no-mm-walk\n"
+	"                          for lru_gen/enabled 0x0001)\n"
 	"  -m, --metric NAME       a counter to score (repeatable; default pgscan,\n"
 	"                          pgsteal and workingset_refault, anon and file)\n"
 	"  -f, --format FMT        text (default), markdown, tsv or json\n"
@@ -185,7 +187,11 @@ static int score_capture(const char *dir, const struct reclaim_policy *forced, s
 	const struct reclaim_policy *pol = forced;
 	if (!pol) {
 		int mglru = vmr_meta_get(&v, "lru_kind", buf, sizeof(buf)) && strcmp(buf, "mglru") == 0;
-		pol = policy_find(mglru ? "mglru" : "classic");
+		char caps[32];
+		pol = mglru ? mglru_policy_as_captured(vmr_meta_get(&v, "kernel_release", buf, sizeof(buf)),
+						       vmr_meta_get(&v, "capture_lru_gen_enabled", caps,
+								    sizeof(caps))) :
+			      policy_find("classic");
 	}
 	snprintf(s->policy, sizeof(s->policy), "%s", pol->name);
 	for (int c = 0; c < sb->nr_counters; c++) {

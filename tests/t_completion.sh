@@ -54,6 +54,8 @@ check "--policy= completes too" test "$(comp run --policy = mglru+sc)" = "mglru+
 check "a switch composes: mglru+iso-throttle+sw-b → sw-batched sw-boost sw-boost-gain" \
     test "$(comp run -p mglru+iso-throttle+sw-b | tr '\n' ' ')" = \
          "mglru+iso-throttle+sw-batched mglru+iso-throttle+sw-boost mglru+iso-throttle+sw-boost-gain "
+check "a kernel reading composes: mglru+k6.12-l → mglru+k6.12-loop" \
+    test "$(comp run -p mglru+k6.12-l)" = "mglru+k6.12-loop"
 check "a switch already in the name is not offered again" \
     test -z "$(comp run -p mglru+iso-throttle+iso)"
 check "compare -p completes policies" test "$(comp compare -p mglru+swappiness+i)" = "mglru+swappiness+iso-throttle"

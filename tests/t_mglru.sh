@@ -78,6 +78,7 @@ check "memcg reclaim counts as direct: pgscan_direct = pgscan_anon + pgscan_file
     test "$(col "$tmp/b.tsv" pgscan_kswapd)" = 0 -a "$(col "$tmp/b.tsv" pgscan_direct)" = \
     "$(( $(col "$tmp/b.tsv" pgscan_anon) + $(col "$tmp/b.tsv" pgscan_file) ))"
 "$vmr" run -q -p mglru+k6.12-counters -s 100 --memory-limit 24M --swap zram -f tsv -o "$tmp/b612.tsv" "$bl"
+check "mglru+k6.12 is a listed policy" sh -c "'$vmr' run --list-policies | cut -f1 | grep -qx 'mglru+k6.12'"
 check "k6.12-counters: memcg reclaim leaves pgscan_kswapd/direct and pgrefill at 0" \
     test "$(col "$tmp/b612.tsv" pgscan_kswapd)$(col "$tmp/b612.tsv" pgscan_direct)$(col "$tmp/b612.tsv" pgrefill)" = 000
 check "MGLRU never deactivates (pgdeactivate 0)" test "$(col "$tmp/b.tsv" pgdeactivate)" = 0

@@ -612,6 +612,20 @@ static void imbalance(void **state)
 	lv->nr_pages[2][0] = 10;
 	lv->nr_pages[3][0] = 40;
 	assert_false(should_run_aging(e, lv, 3, &sc, 60));
+	/* The fixed reading (oldest < 1/8, youngest > 7/8) against the
+	 * pre-2025 bounds of sw-imbalance-prev (oldest < 1/4, youngest > 1/2):
+	 * 20/40/40 and 20/20/60 are imbalanced only by the latter. */
+	const struct reclaim_policy *prev = policy_find("mglru+sw-imbalance+sw-imbalance-prev");
+	assert_non_null(prev);
+	const int64_t spread[2][3] = { { 20, 40, 40 }, { 20, 20, 60 } };
+	for (int k = 0; k < 2; k++) {
+		for (int g = 0; g < 3; g++)
+			lv->nr_pages[g + 1][0] = spread[k][g];
+		assert_false(lru_gen_imbalanced(e, lv, 60));
+		e->policy = prev;
+		assert_true(lru_gen_imbalanced(e, lv, 60));
+		e->policy = pol;
+	}
 	lv->nr_pages[1][0] = lv->nr_pages[2][0] = lv->nr_pages[3][0] = 0;
 	box_close(&b);
 }
@@ -645,6 +659,35 @@ static void exhaustion(void **state)
 		/* exhausted: age to 4; then three generations below DEF_PRIORITY:
 		 * should_run_aging ages to 5 before the eviction */
 		assert_int_equal(lv->max_seq, i ? 5 : 3);
+		box_close(&b);
+	}
+}
+
+/* lru_gen/enabled 0x0001 (mglru+no-mm-walk): aging increments max_seq
+ * without the page-table walk — the young PTE of folio 0 stays for
+ * look-around to find, no first sighting is recorded, and the reclaimer
+ * gets no walk context.  The default (0x0007) walks: PG_young cleared,
+ * PG_referenced set, a walk context. */
+static void no_mm_walk(void **state)
+{
+	(void)state;
+	const char *pols[2] = { "mglru", "mglru+no-mm-walk" };
+	for (int i = 0; i < 2; i++) {
+		struct box b;
+		box_open(&b, policy_find(pols[i]), 8, 8, 100, 1000, 60);
+		struct engine *e = &b.e;
+		int memcg = box_memcg(&b);
+		struct lru_gen_folio *lv = mglru_lruvec(e, memcg);
+		struct scan_control sc = sc_for(11, memcg);
+		install(e, 0, 0);
+		e->folio[0].flags |= PG_young;
+		assert_true(try_to_inc_max_seq(e, memcg, 3, 60, &sc));
+		assert_int_equal(lv->max_seq, 4);
+		assert_int_equal(!!(e->folio[0].flags & PG_young), i);
+		assert_int_equal(!!(e->folio[0].flags & PG_referenced), !i);
+		assert_int_equal(sc.sim.mm_walk, !i);
+		/* a second aging for the same seq fails either way */
+		assert_false(try_to_inc_max_seq(e, memcg, 3, 60, &sc));
 		box_close(&b);
 	}
 }
@@ -749,6 +792,34 @@ static void writeback_sort(void **state)
 		assert_true(e->folio[0].flags & PG_lru);
 		assert_int_equal(folio_seq(e, 0), i ? 1 : 2);
 		assert_false(e->folio[1].flags & PG_resident);
+		box_close(&b);
+	}
+}
+
+/* 200 clean file folios read() into the oldest of four generations,
+ * memcg reclaim at priority 1 for 32 pages, swappiness 0.  The mm tree:
+ * 200 >> 1 = 100 to scan, a batch isolates MIN_LRU_BATCH = 64 and frees
+ * them, the goal is met: 64 stolen.  mglru+k6.12-loop: 100 to scan; 64
+ * scanned; memcg reclaim does not stop at its goal; the scan number is
+ * recomputed, (200 - 64) >> 1 = 68, and the second batch of 64 reaches
+ * it: 128 stolen.  No aging either way (four generations). */
+static void k612_loop(void **state)
+{
+	(void)state;
+	const char *pols[2] = { "mglru", "mglru+k6.12-loop" };
+	for (int i = 0; i < 2; i++) {
+		struct box b;
+		box_open(&b, policy_find(pols[i]), 256, 0, 1000, 0, 0);
+		struct engine *e = &b.e;
+		int memcg = box_memcg(&b);
+		struct lru_gen_folio *lv = mglru_lruvec(e, memcg);
+		struct scan_control sc = sc_for(1, memcg);
+		for (uint32_t p = 0; p < 200; p++)
+			install(e, p, 0);
+		assert_false(try_to_shrink_lruvec(e, memcg, &sc));
+		assert_int_equal(e->vm[VM_pgsteal_file], i ? 128 : 64);
+		assert_int_equal(sc.nr_reclaimed, i ? 128 : 64);
+		assert_int_equal(lv->max_seq, 3);
 		box_close(&b);
 	}
 }
@@ -1003,6 +1074,22 @@ static void policy_names(void **state)
 	assert_ptr_equal(policy_find("mglru+sw-age-pref+sw-no-gentle+sw-boost+sw-exhaustion+"
 				     "sw-retry-race+sw-no-inversion+sw-batched+sw-imbalance"),
 			 policy_find("mglru+swappiness"));
+	/* the kernel readings: k6.12 is its three parts; "as captured" */
+	p = policy_find("mglru+k6.12-loop+k6.12-counters+k6.12-writeback");
+	assert_non_null(p);
+	assert_string_equal(p->name, "mglru+k6.12");
+	assert_ptr_equal(p, policy_find("mglru+k6.12"));
+	assert_int_equal(p->variants, PATCH_K612_COUNTERS | PATCH_K612_WRITEBACK | PATCH_K612_LOOP);
+	p = policy_find("mglru+no-mm-walk+k6.12");
+	assert_non_null(p);
+	assert_string_equal(p->name, "mglru+k6.12+no-mm-walk");
+	assert_ptr_equal(mglru_policy_as_captured("6.12.117", "0x0001"), p);
+	assert_ptr_equal(mglru_policy_as_captured("6.1.0-28-amd64", "0x0007"), policy_find("mglru+k6.12"));
+	assert_ptr_equal(mglru_policy_as_captured("6.18.4", "0x0007"), policy_find("mglru"));
+	assert_ptr_equal(mglru_policy_as_captured("7.0", "0x0001"), policy_find("mglru+no-mm-walk"));
+	assert_ptr_equal(mglru_policy_as_captured(NULL, NULL), policy_find("mglru"));
+	assert_ptr_equal(mglru_policy_as_captured("?", "none"), policy_find("mglru"));
+	assert_ptr_equal(mglru_policy_as_captured("6.12.1", "0x0003"), policy_find("mglru+k6.12"));
 	assert_null(policy_find("mglru+"));
 	assert_null(policy_find("mglru+bogus"));
 	assert_null(policy_find("mglru+swappiness+swappiness"));
@@ -1088,11 +1175,13 @@ int main(void)
 		cmocka_unit_test(swappiness_boost),
 		cmocka_unit_test(run_aging),
 		cmocka_unit_test(aging_walk),
+		cmocka_unit_test(no_mm_walk),
 		cmocka_unit_test(inc_min_seq_order),
 		cmocka_unit_test(imbalance),
 		cmocka_unit_test(exhaustion),
 		cmocka_unit_test(evict_outcomes),
 		cmocka_unit_test(writeback_sort),
+		cmocka_unit_test(k612_loop),
 		cmocka_unit_test(fallback_priority),
 		cmocka_unit_test(look_around),
 		cmocka_unit_test(iso_throttle),

@@ -13,7 +13,7 @@ _vmreplay_switches()
     "$1" run --help 2>/dev/null |
         sed -n '/^ *mglru+SWITCH/,/^$/p' | tr '\n' ' ' |
         sed -e 's/.* of://' -e 's/([^)]*)//g' | tr ', ' '\n\n' |
-        grep -E '^[a-z][a-z0-9-]*$'
+        grep -E '^[a-z][a-z0-9.-]*$'
 }
 
 # Policy names, and for a word "mglru+a+…" the switches it does not have yet.

@@ -3,6 +3,7 @@
 #include "variants.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const struct reclaim_policy classic = {
@@ -42,6 +43,12 @@ static const struct reclaim_policy mglru_scan_balance = {
 	.lru_gen = 1,
 	.variants = PATCH_SCAN_BALANCE,
 };
+static const struct reclaim_policy mglru_k612 = {
+	.name = "mglru+k6.12",
+	.summary = "MGLRU as Linux 6.12 reclaims: its reclaim loop, dirty handling and counters",
+	.lru_gen = 1,
+	.variants = PATCH_K612,
+};
 static const struct reclaim_policy mglru_swappiness_iso_throttle = {
 	.name = "mglru+swappiness+iso-throttle",
 	.summary = "both: the swappiness series with the isolation throttle",
@@ -58,6 +65,7 @@ const struct reclaim_policy *const reclaim_policies[] = {
 	&mglru_iso_throttle,
 	&mglru_scan_balance,
 	&mglru_swappiness_iso_throttle,
+	&mglru_k612,
 	NULL,
 };
 
@@ -76,11 +84,15 @@ static const struct {
 	{ "sw-batched", PATCH_SW_BATCHED },
 	{ "sw-imbalance", PATCH_SW_IMBALANCE },
 	{ "sw-boost-gain", PATCH_SW_BOOST_GAIN },
+	{ "sw-imbalance-prev", PATCH_SW_IMBALANCE_PREV },
 	{ "iso-throttle", PATCH_ISO_THROTTLE },
 	{ "scan-balance", PATCH_SCAN_BALANCE },
 	{ "high-prio-fallback", PATCH_HIGH_PRIO_FALLBACK },
+	{ "k6.12", PATCH_K612 },
 	{ "k6.12-counters", PATCH_K612_COUNTERS },
 	{ "k6.12-writeback", PATCH_K612_WRITEBACK },
+	{ "k6.12-loop", PATCH_K612_LOOP },
+	{ "no-mm-walk", PATCH_NO_MM_WALK },
 };
 #define NR_MGLRU_SWITCHES (sizeof(mglru_switches) / sizeof(mglru_switches[0]))
 
@@ -89,9 +101,11 @@ const char mglru_switches_help[] =
 	"                             (= every sw-* rule but sw-boost-gain), sw-age-pref,\n"
 	"                             sw-no-gentle, sw-boost, sw-exhaustion, sw-retry-race,\n"
 	"                             sw-no-inversion, sw-batched, sw-imbalance,\n"
-	"                             sw-boost-gain, iso-throttle, scan-balance,\n"
-	"                             high-prio-fallback, k6.12-counters,\n"
-	"                             k6.12-writeback\n";
+	"                             sw-boost-gain, sw-imbalance-prev, iso-throttle,\n"
+	"                             scan-balance,\n"
+	"                             high-prio-fallback, k6.12 (= the three next),\n"
+	"                             k6.12-counters, k6.12-writeback, k6.12-loop,\n"
+	"                             no-mm-walk\n";
 
 /* The canonical name of FLAGS: "mglru", then the switches in table order,
  * "swappiness" standing for the full set of its rules. */
@@ -155,4 +169,22 @@ const struct reclaim_policy *policy_find(const char *name)
 			return reclaim_policies[i];
 	/* Compositions of MGLRU switches in any order: mglru+scan-balance+... */
 	return mglru_policy_find(name);
+}
+
+/* The MGLRU a capture's kernel ran, for replays "as captured": mglru, with
+ * the k6.12 readings for a release up to 6.12 and no-mm-walk when
+ * lru_gen/enabled lacks LRU_GEN_MM_WALK (0x0002).  RELEASE and ENABLED
+ * (e.g. "6.12.117", "0x0001") may be NULL or unparsable: the mm tree. */
+const struct reclaim_policy *mglru_policy_as_captured(const char *release, const char *enabled)
+{
+	char name[64] = "mglru";
+	unsigned major, minor;
+	if (release && sscanf(release, "%u.%u", &major, &minor) == 2 &&
+	    (major < 6 || (major == 6 && minor <= 12)))
+		strcat(name, "+k6.12");
+	char *end;
+	unsigned long caps = enabled ? strtoul(enabled, &end, 0) : 0;
+	if (enabled && end != enabled && *end == '\0' && (caps & 1) && !(caps & 2))
+		strcat(name, "+no-mm-walk");
+	return policy_find(name);
 }

@@ -21,6 +21,11 @@ extern const struct reclaim_policy *const reclaim_policies[];
  * NULL when a switch is unknown or repeated.  A composition's name lists
  * its switches canonically. */
 const struct reclaim_policy *policy_find(const char *name);
+/* The MGLRU policy that replays a capture "as captured": the mm tree,
+ * with +k6.12 for a kernel RELEASE up to 6.12 and +no-mm-walk for an
+ * lru_gen/ENABLED without the page-table walk (0x0001).  Either may be
+ * NULL. */
+const struct reclaim_policy *mglru_policy_as_captured(const char *release, const char *enabled);
 /* The composition syntax, for --help. */
 extern const char mglru_switches_help[];
 

@@ -15,8 +15,11 @@
  *   mglru+high-prio-fallback     "only fall back when reclaim is running
  *                                at high priority" (RFC, dropped by the
  *                                swappiness series in v3): lru_gen/eviction.c
- *   mglru+k6.12-*                what Linux 6.12 does where the mm tree
+ *   mglru+k6.12[-*]              what Linux 6.12 does where the mm tree
  *                                differs (doc/variants.md §0): lru_gen/
+ *   mglru+no-mm-walk             lru_gen/enabled 0x0001 (no hardware
+ *                                accessed bit: aging without the
+ *                                page-table walk): lru_gen/aging.c
  */
 #ifndef VARIANTS_H
 #define VARIANTS_H
@@ -34,6 +37,7 @@ enum {
 	PATCH_SW_BATCHED      = 1u << 6,  /* fewer folios per inc_min_seq call */
 	PATCH_SW_IMBALANCE    = 1u << 7,  /* lru_gen_imbalanced() triggers aging */
 	PATCH_SW_BOOST_GAIN   = 1u << 8,  /* superlinear gain (an alternative mode) */
+	PATCH_SW_IMBALANCE_PREV = 1u << 9, /* sw-imbalance with the pre-2025 bounds (an alternative) */
 	PATCH_SWAPPINESS      = PATCH_SW_AGE_PREF | PATCH_SW_NO_GENTLE | PATCH_SW_BOOST |
 				PATCH_SW_EXHAUSTION | PATCH_SW_RETRY_RACE | PATCH_SW_NO_INVERSION |
 				PATCH_SW_BATCHED | PATCH_SW_IMBALANCE,
@@ -41,6 +45,9 @@ enum {
 	PATCH_HIGH_PRIO_FALLBACK = 1u << 10, /* RFC: fall back to the other type only at priority 0 */
 	PATCH_K612_COUNTERS   = 1u << 11, /* 6.12: global pgscan/pgsteal_{kswapd,direct}, pgrefill gated */
 	PATCH_K612_WRITEBACK  = 1u << 12, /* 6.12: sort_folio re-files dirty/writeback folios */
+	PATCH_K612_LOOP       = 1u << 13, /* 6.12: the reclaim loop before its rework */
+	PATCH_K612            = PATCH_K612_COUNTERS | PATCH_K612_WRITEBACK | PATCH_K612_LOOP,
+	PATCH_NO_MM_WALK      = 1u << 14, /* lru_gen/enabled 0x0001: no page-table walk */
 	PATCH_ISO_THROTTLE    = 1u << 16,
 	PATCH_SCAN_BALANCE    = 1u << 17,
 	PATCH_EARLY_EXIT      = 1u << 24,
@@ -80,10 +87,13 @@ static inline int patch_sw_no_inversion(const struct engine *e) { return patch_a
 static inline int patch_sw_batched(const struct engine *e)      { return patch_applied(e, PATCH_SW_BATCHED); }
 static inline int patch_sw_imbalance(const struct engine *e)    { return patch_applied(e, PATCH_SW_IMBALANCE); }
 static inline int patch_sw_boost_gain(const struct engine *e)   { return patch_applied(e, PATCH_SW_BOOST_GAIN); }
+static inline int patch_sw_imbalance_prev(const struct engine *e) { return patch_applied(e, PATCH_SW_IMBALANCE_PREV); }
 static inline int patch_iso_throttle(const struct engine *e)    { return patch_applied(e, PATCH_ISO_THROTTLE); }
 static inline int patch_high_prio_fallback(const struct engine *e) { return patch_applied(e, PATCH_HIGH_PRIO_FALLBACK); }
 static inline int patch_k612_counters(const struct engine *e)   { return patch_applied(e, PATCH_K612_COUNTERS); }
 static inline int patch_k612_writeback(const struct engine *e)  { return patch_applied(e, PATCH_K612_WRITEBACK); }
+static inline int patch_k612_loop(const struct engine *e)       { return patch_applied(e, PATCH_K612_LOOP); }
+static inline int patch_no_mm_walk(const struct engine *e)      { return patch_applied(e, PATCH_NO_MM_WALK); }
 static inline int patch_scan_balance(const struct engine *e)    { return patch_applied(e, PATCH_SCAN_BALANCE); }
 
 #endif

@@ -208,6 +208,13 @@ int try_to_inc_max_seq(struct engine *e, int memcg, uint64_t seq, int swappiness
 	struct lru_gen_folio *lrugen = mglru_lruvec(e, memcg);
 	if (seq <= lrugen->mm_state_seq)
 		return 0;
+	/* mglru+no-mm-walk (!should_walk_mmu, lru_gen/enabled 0x0001):
+	 * iterate_mm_list_nowalk, no walk context for the reclaimer; young
+	 * PTEs are found only by look-around in eviction. */
+	if (patch_no_mm_walk(e)) {
+		lrugen->mm_state_seq = seq;
+		return inc_max_seq(e, memcg, seq, swappiness);
+	}
 	if (sc)
 		sc->sim.mm_walk = 1;
 	if (lrugen->walking && lrugen->walk_seq == seq) {
@@ -248,7 +255,7 @@ int should_run_aging(struct engine *e, struct lru_gen_folio *lrugen, uint64_t ma
 		    lruvec_type_evictable_size(lrugen, pref))
 			return 1;
 	}
-	if (patch_sw_imbalance(e) && lru_gen_imbalanced(lrugen, swappiness))
+	if (patch_sw_imbalance(e) && lru_gen_imbalanced(e, lrugen, swappiness))
 		return 1;
 	/* try to avoid aging, do gentle reclaim at the default priority */
 	if (sc->priority == DEF_PRIORITY &&
@@ -259,30 +266,45 @@ int should_run_aging(struct engine *e, struct lru_gen_folio *lrugen, uint64_t ma
 	return min_seq + MIN_NR_GENS == max_seq;
 }
 
-/* lru_gen_imbalanced (mglru+swappiness sw-imbalance, inferred): with
- * MIN_NR_GENS + 1 generations, the oldest holds less than an eighth of the
- * evictable pages or the youngest more than seven eighths — the pre-2025
- * rule (1/4, 1/2) made looser, the threshold a fraction of the lruvec's
- * size; lruvecs under MIN_LRU_BATCH pages never count. */
-int lru_gen_imbalanced(const struct lru_gen_folio *lrugen, int swappiness)
+/* lru_gen_spread: the evictable pages of the lruvec (*TOTAL), those of
+ * max_seq (*YOUNG) and of max_seq - MIN_NR_GENS (*OLD: the oldest when
+ * MIN_NR_GENS + 1 generations remain) — what 6.12's should_run_aging and
+ * the swappiness series' lru_gen_imbalanced weigh. */
+void lru_gen_spread(const struct lru_gen_folio *lrugen, int swappiness, uint64_t *total,
+		    uint64_t *young, uint64_t *old)
 {
-	uint64_t total = 0, young = 0, old = 0;
 	int type;
-	if (evictable_min_seq(lrugen->min_seq, swappiness) + MIN_NR_GENS != lrugen->max_seq)
-		return 0;
+	*total = *young = *old = 0;
 	for_each_evictable_type(type, swappiness) {
 		for (uint64_t seq = lrugen->min_seq[type]; seq <= lrugen->max_seq; seq++) {
 			int64_t n = lrugen->nr_pages[lru_gen_from_seq(seq)][type];
 			uint64_t size = n > 0 ? (uint64_t)n : 0;
-			total += size;
+			*total += size;
 			if (seq == lrugen->max_seq)
-				young += size;
+				*young += size;
 			else if (seq + MIN_NR_GENS == lrugen->max_seq)
-				old += size;
+				*old += size;
 		}
 	}
+}
+
+/* lru_gen_imbalanced (mglru+swappiness sw-imbalance, inferred): with
+ * MIN_NR_GENS + 1 generations, the oldest holds less than an eighth of the
+ * evictable pages or the youngest more than seven eighths — the pre-2025
+ * rule (1/4, 1/2) made looser, the threshold a fixed fraction of the
+ * lruvec's size (the patch's title says "dynamically scale"; its rule is
+ * not public); lruvecs under MIN_LRU_BATCH pages never count.
+ * sw-imbalance-prev, the other reading: the pre-2025 bounds themselves. */
+int lru_gen_imbalanced(const struct engine *e, const struct lru_gen_folio *lrugen, int swappiness)
+{
+	uint64_t total, young, old;
+	if (evictable_min_seq(lrugen->min_seq, swappiness) + MIN_NR_GENS != lrugen->max_seq)
+		return 0;
+	lru_gen_spread(lrugen, swappiness, &total, &young, &old);
 	if (total < MIN_LRU_BATCH)
 		return 0;
+	if (patch_sw_imbalance_prev(e))
+		return young * MIN_NR_GENS > total || old * (MIN_NR_GENS + 2) < total;
 	return old < total / 8 || young > total - total / 8;
 }
 

@@ -377,6 +377,8 @@ int try_to_shrink_lruvec(struct engine *e, int memcg, struct scan_control *sc)
 {
 	if (patch_scan_balance(e))
 		return try_to_shrink_lruvec_balanced(e, memcg, sc);
+	if (patch_k612_loop(e))
+		return try_to_shrink_lruvec_612(e, memcg, sc);
 
 	struct lru_gen_folio *lrugen = mglru_lruvec(e, memcg);
 	int need_rotate = 0, should_age = 0, exhaustion_agings = 0;

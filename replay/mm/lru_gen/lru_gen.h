@@ -8,6 +8,7 @@
  * The files of this folder, by concern: generations.c (lists, sizes,
  * where a folio lands), aging.c, eviction.c, pid.c (the PID controller),
  * memcg.c (the memcg LRU and the root-reclaim driver), look_around.c,
+ * k612.c (Linux 6.12's reclaim loop, for mglru+k6.12-loop),
  * and the proposed patches iso_throttle.c and scan_balance.c (the
  * swappiness series' rules are conditions where the base decides:
  * variants.h).  Simplifications: replay/DEVIATIONS.md, "MGLRU".
@@ -244,9 +245,15 @@ int __evict_folios(struct engine *e, uint64_t nr_to_scan, int memcg, struct scan
 int should_abort_scan(struct engine *e, const struct scan_control *sc);
 void lru_gen_wakeup_flusher(struct engine *e, struct scan_control *sc);
 /* mglru+swappiness sw-imbalance: the generations are severely skewed. */
-int lru_gen_imbalanced(const struct lru_gen_folio *lrugen, int swappiness);
+int lru_gen_imbalanced(const struct engine *e, const struct lru_gen_folio *lrugen, int swappiness);
+/* The evictable pages, and those of the youngest and of the oldest of
+ * MIN_NR_GENS + 1 generations (aging.c). */
+void lru_gen_spread(const struct lru_gen_folio *lrugen, int swappiness, uint64_t *total,
+		    uint64_t *young, uint64_t *old);
 /* try_to_shrink_lruvec of mglru+scan-balance. */
 int try_to_shrink_lruvec_balanced(struct engine *e, int memcg, struct scan_control *sc);
+/* try_to_shrink_lruvec of mglru+k6.12-loop (k612.c). */
+int try_to_shrink_lruvec_612(struct engine *e, int memcg, struct scan_control *sc);
 
 /* The invariants of every lruvec (tests): 0, or -1 with the reason. */
 int mglru_check(struct engine *e, char *err, size_t len);
