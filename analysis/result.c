@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 const char *const result_id_names[RES_NR_ID] = {
 	"trace", "trace_hash", "policy", "swappiness", "memory_limit",
@@ -21,8 +22,13 @@ static char *slurp(const char *path, size_t *len, char *err, size_t errlen)
 	FILE *f = input_open(path, err, errlen);
 	if (!f)
 		return NULL;
-	char *buf = malloc(RESULT_MAX_BYTES + 1);
-	size_t n = buf ? fread(buf, 1, RESULT_MAX_BYTES + 1, f) : 0;
+	/* as large as the file (a regular file: input_open) and one byte
+	 * more, to see one that grew, up to the most a result can be */
+	struct stat st;
+	size_t want = fstat(fileno(f), &st) == 0 && (uint64_t)st.st_size < RESULT_MAX_BYTES
+		      ? (size_t)st.st_size + 1 : RESULT_MAX_BYTES + 1;
+	char *buf = malloc(want + 1);
+	size_t n = buf ? fread(buf, 1, want, f) : 0;
 	int bad = !buf || ferror(f);
 	fclose(f);
 	if (bad) {
@@ -30,8 +36,9 @@ static char *slurp(const char *path, size_t *len, char *err, size_t errlen)
 		free(buf);
 		return NULL;
 	}
-	if (n > RESULT_MAX_BYTES) {
-		snprintf(err, errlen, "%s: larger than 1 MiB: not a result file", path);
+	if (n > RESULT_MAX_BYTES || n == want) {
+		snprintf(err, errlen, "%s: %s", path, n > RESULT_MAX_BYTES
+			 ? "larger than 1 MiB: not a result file" : "grew while it was read");
 		free(buf);
 		return NULL;
 	}

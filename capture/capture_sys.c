@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/swap.h>
@@ -230,8 +231,13 @@ static int mkdir_journal_dir(void)
 	return 0;
 }
 
+static int supervise(struct journal *j);
+static int journal_lock(const char *path);
+static int restore_locked(const char *path, int verbose);
+
 int journal_open(struct journal *j, char *err, size_t errlen)
 {
+	j->supervisor = -1;
 	if (mkdir_journal_dir() != 0) {
 		snprintf(err, errlen, "%s: %s", CAPTURE_JOURNAL_DIR, strerror(errno));
 		return -1;
@@ -265,6 +271,10 @@ int journal_open(struct journal *j, char *err, size_t errlen)
 		return -1;
 	}
 	fsync(j->fd);
+	if (supervise(j) != 0) {
+		snprintf(err, errlen, "cannot start the capture's supervisor: %s", strerror(errno));
+		return -1;
+	}
 	return 0;
 }
 
@@ -403,6 +413,65 @@ static int undo(const struct jentry *e, int verbose)
 	return 0;
 }
 
+/* The supervisor: forked when the journal is made, in a session of its
+ * own (a Ctrl-C to the capture's process group leaves it be), holding
+ * only the read end of a pipe whose write end is the capture's alone
+ * (O_CLOEXEC: children lose it at exec).  "d" on the pipe: the capture
+ * restored everything itself.  End of file without it: the capture died
+ * (SIGKILL, a crash), and the supervisor undoes the journal at once:
+ * it kills the cgroup's tasks, so the workload dies with the capture,
+ * and swapoff, tracefs and the LTTng session follow. */
+static int supervise(struct journal *j)
+{
+	int p[2];
+	j->supervisor = -1;
+	if (pipe2(p, O_CLOEXEC) != 0)
+		return -1;
+	pid_t owner = getpid(), pid = fork();
+	if (pid < 0) {
+		close(p[0]);
+		close(p[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		close(p[1]);
+		setsid();
+		/* hold nothing of the capture's: not its output (a reader of it
+		 * would wait for us), not its files; stderr is kept for one line */
+		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+		if (null >= 0) {
+			dup2(null, STDIN_FILENO);
+			dup2(null, STDOUT_FILENO);
+		}
+		if (dup2(p[0], 3) != 3)
+			_exit(1);
+		close_range(4, ~0U, 0);
+		char c;
+		ssize_t n;
+		while ((n = read(3, &c, 1)) < 0 && errno == EINTR)
+			;
+		if (n == 1)
+			_exit(0);
+		int lk = journal_lock(j->path);
+		if (lk < 0)
+			_exit(0);          /* undone already */
+		fprintf(stderr, "vmreplay capture: the capture (pid %d) ended without restoring; its "
+			"supervisor undoes %s\n", (int)owner, j->path);
+		int failed = restore_locked(j->path, 0);
+		if (failed)
+			fprintf(stderr, "vmreplay capture: %d step(s) of %s could not be undone; it is kept "
+				"(vmreplay capture --cleanup)\n", failed, j->path);
+		_exit(failed ? 1 : 0);
+	}
+	close(p[0]);
+	j->supervisor = p[1];
+	char line[64];
+	int n = snprintf(line, sizeof(line), "supervisor\t%d\n", (int)pid);
+	if (write(j->fd, line, n) == n)
+		fdatasync(j->fd);
+	return 0;
+}
+
 /* Reads a journal file; returns the number of entries (-1 if unreadable). */
 static int journal_load(const char *path, struct jentry **out, int *owner,
 			unsigned long long *start)
@@ -461,7 +530,8 @@ static int journal_load(const char *path, struct jentry **out, int *owner,
 	return n;
 }
 
-static int restore_file(const char *path, int verbose)
+/* Undoes the journal at PATH, which the caller holds locked. */
+static int restore_locked(const char *path, int verbose)
 {
 	struct jentry *e = NULL;
 	int owner;
@@ -490,13 +560,49 @@ static int restore_file(const char *path, int verbose)
 	return failed;
 }
 
+/* Locks the journal at PATH against the others that may undo it (this
+ * capture, its supervisor, another capture's recovery): the fd, or -1
+ * when it is gone already (undone by another). */
+static int journal_lock(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0)
+		return -1;
+	while (flock(fd, LOCK_EX) != 0 && errno == EINTR)
+		;
+	if (fstat(fd, &st) != 0 || st.st_nlink == 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static int restore_file(const char *path, int verbose)
+{
+	int lk = journal_lock(path);
+	if (lk < 0)
+		return 0;
+	int failed = restore_locked(path, verbose);
+	close(lk);
+	return failed;
+}
+
 int journal_restore(struct journal *j)
 {
 	if (j->fd >= 0) {
 		close(j->fd);
 		j->fd = -1;
 	}
-	return restore_file(j->path, j->verbose);
+	int failed = restore_file(j->path, j->verbose);
+	if (j->supervisor >= 0) {
+		/* done: what is left (a step that failed) is --cleanup's */
+		if (write(j->supervisor, "d", 1) != 1)
+			fprintf(stderr, "vmreplay capture: lost the supervisor: %s\n", strerror(errno));
+		close(j->supervisor);
+		j->supervisor = -1;
+	}
+	return failed;
 }
 
 int journal_recover_stale(int verbose)
@@ -534,9 +640,14 @@ int journal_recover_stale(int verbose)
 		}
 		if (alive)
 			continue;
+		/* its supervisor may be undoing it right now: wait for it */
+		int lk = journal_lock(path);
+		if (lk < 0)
+			continue;
 		found++;
 		fprintf(stderr, "vmreplay capture: undoing what capture %d left behind (%s)\n", owner, path);
-		int failed = restore_file(path, verbose);
+		int failed = restore_locked(path, verbose);
+		close(lk);
 		if (failed)
 			fprintf(stderr, "vmreplay capture: %d step(s) of %s could not be undone; it is kept\n",
 				failed, path);

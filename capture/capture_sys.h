@@ -5,9 +5,11 @@
  * Every change is written to a journal file (/run/vmreplay/capture-PID)
  * before it is made, and undone from the journal, newest first, on every
  * exit path: normal end, a failing step, a killed workload, Ctrl-C.  If
- * the capture itself is killed (SIGKILL, power cut of the session), the
+ * the capture itself is killed (SIGKILL), its supervisor, a process that
+ * outlives it, undoes the journal at once: it kills the cgroup, so the
+ * workload dies with the capture.  If both are gone (a power cut), the
  * next `vmreplay capture` (or `vmreplay capture --cleanup`) finds the
- * journal of the dead process and undoes it.
+ * journal of the dead process and undoes it first.
  */
 #ifndef CAPTURE_SYS_H
 #define CAPTURE_SYS_H
@@ -37,16 +39,19 @@ struct journal {
 	char path[256];
 	int fd;
 	int verbose;
+	int supervisor;            /* write end of the supervisor's pipe, or -1 */
 };
 
-/* Creates this process's journal.  0, or -1 with err set. */
+/* Creates this process's journal and starts its supervisor.  0, or -1
+ * with err set. */
 int journal_open(struct journal *j, char *err, size_t errlen);
 /* Records a change about to be made.  0, or -1 (then do not make it). */
 int journal_add(struct journal *j, enum jkind kind, const char *a, const char *b);
 /* Marks the newest entry of KIND/A as undone already. */
 void journal_done(struct journal *j, enum jkind kind, const char *a);
-/* Undoes every entry, newest first, and removes the journal.  Returns the
- * number of steps that failed (each is reported on stderr). */
+/* Undoes every entry, newest first, and removes the journal; tells the
+ * supervisor it is done.  Returns the number of steps that failed (each is
+ * reported on stderr). */
 int journal_restore(struct journal *j);
 /* Undoes the journals of dead captures.  Returns how many were found. */
 int journal_recover_stale(int verbose);

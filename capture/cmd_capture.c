@@ -15,8 +15,9 @@
  * Everything it changes is journalled (capture_sys.h) and restored on
  * every exit path: the end of the command, a failing step, a killed
  * workload, Ctrl-C / SIGTERM / SIGHUP of the capture.  A capture killed
- * with SIGKILL is undone by the next one, or by `vmreplay capture
- * --cleanup`.
+ * with SIGKILL is undone by its supervisor (capture_sys.c), which kills
+ * the workload with it; if that is gone too, by the next capture, or by
+ * `vmreplay capture --cleanup`.
  *
  * With --kernel, the same capture runs inside the test bed's User-Mode
  * Linux guest instead (capture_testbed.c), and the host is not touched.

@@ -158,16 +158,41 @@ check "Ctrl-C: the capture stops the workload and ends (status $rc)" test $rc -n
 check "Ctrl-C: the trace is written whole" babeltrace2 "$tmp/s3" -o dummy
 restored "after Ctrl-C"
 
-# --- the capture itself killed: the journal undoes it ----------------------
+# --- the capture itself killed: its supervisor undoes the journal at once,
+# and the workload dies with the capture ------------------------------------
+gone() {  # FILE: true once FILE is gone (10 s at most)
+    local i
+    for i in $(seq 100); do [ -e "$1" ] || return 0; sleep 0.1; done
+    return 1
+}
+dead() {  # PID: true when PID is no running task (gone, or a zombie not yet reaped)
+    [ -n "$1" ] && ! grep -q '^State:[[:space:]]*[RSDT]' /proc/"$1"/status 2>/dev/null
+}
 "$vmr" capture -q -o "$tmp/s4" --limit 32M -- $noleak "$wl/anon-storm" -t 2 -m 48 -n 0 -d 30 >"$tmp/s4.log" 2>&1 &
 cap=$!
 mine="$mine $cap"
 w=$(wait_workload $cap)
+sup=$(awk -F'\t' '$1 == "supervisor" {print $2}' /run/vmreplay/capture-$cap 2>/dev/null)
+check "the capture has a supervisor ($sup)" test -n "$sup"
 { kill -KILL $cap; wait $cap; } 2>/dev/null
-check "a killed capture leaves its journal" test -e /run/vmreplay/capture-$cap
-"$vmr" capture --cleanup >"$tmp/s4.clean" 2>&1
-check "capture --cleanup undoes it" grep -q "undoing what capture $cap left behind" "$tmp/s4.clean"
-restored "after the capture itself was killed, and --cleanup"
+check "SIGKILL of the capture: its supervisor undoes the journal" gone /run/vmreplay/capture-$cap
+check "SIGKILL of the capture: the workload died with it" dead "$w"
+check "SIGKILL of the capture: the supervisor says so" grep -q "the capture (pid $cap) ended without restoring" "$tmp/s4.log"
+restored "after the capture itself was killed (its supervisor)"
+
+# --- the capture killed with its supervisor: the next capture recovers first
+"$vmr" capture -q -o "$tmp/s7" --limit 32M -- $noleak "$wl/anon-storm" -t 2 -m 48 -n 0 -d 30 >"$tmp/s7.log" 2>&1 &
+cap=$!
+mine="$mine $cap"
+w=$(wait_workload $cap)
+sup=$(awk -F'\t' '$1 == "supervisor" {print $2}' /run/vmreplay/capture-$cap 2>/dev/null)
+[ -n "$sup" ] && kill -KILL "$sup"
+{ kill -KILL $cap; wait $cap; } 2>/dev/null
+check "a capture killed with its supervisor leaves its journal" test -e /run/vmreplay/capture-$cap
+"$vmr" capture -o "$tmp/s8" --limit 32M -- true >"$tmp/s8.log" 2>&1
+check "the next capture undoes it first" grep -q "undoing what capture $cap left behind" "$tmp/s8.log"
+check "  ... and its workload is gone" dead "$w"
+restored "after the capture and its supervisor were killed, and the next capture"
 
 # --- refusals ---------------------------------------------------------------
 if command -v setpriv >/dev/null 2>&1; then

@@ -110,3 +110,6 @@ mkdir -p "$tmp/noset"
 printf 'trace-set x %s\npolicy classic\nmemory-limit 16M\n' "$tmp/noset" >"$tmp/noset.sweep"
 run_err "a trace set of an empty folder: refused" 1 "noset.sweep:1: trace-set: .*noset: neither a capture" \
     "$vmr" sweep -n -d "$tmp/noset.d" "$tmp/noset.sweep"
+mkdir -p "$tmp/fifoplan" && mkfifo "$tmp/fifoplan/plan.tsv"
+run_err "stats of a sweep whose plan.tsv is a FIFO: refused at once" 1 "plan.tsv: not a regular file (a FIFO)" \
+    "$vmr" stats "$tmp/fifoplan"

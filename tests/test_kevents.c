@@ -708,6 +708,36 @@ static void decoder_abort(void **state)
 	refused(&c, "the CTF decoder (libbabeltrace2) died of SIGABRT: data-stream-file.c:");
 }
 
+/* A page-cache read longer than one read() can ask (MAX_RW_COUNT), and a
+ * DAMON region beyond any user address space: damaged fields that would
+ * make billions of page lookups. */
+static void hostile_ranges(void **state)
+{
+	(void)state;
+	for (int which = 0; which < 2; which++) {
+		struct ctf c;
+		ctf_begin(&c, "ranges", "ust", "lttng-ust", "");
+		ctf_event_class(&c, 0, "vmreplay_kernel:mm_filemap_get_pages",
+				KCOMMON "uint64_t _i_ino; uint32_t _s_dev; uint64_t _index; uint64_t _last_index;");
+		ctf_event_class(&c, 1, "vmreplay_kernel:damon_aggregated",
+				KCOMMON "uint64_t _target_id; uint32_t _nr_regions; xint64_t _start; xint64_t _end; "
+				"uint32_t _nr_accesses; uint32_t _age;");
+		if (which == 0) {
+			ev(&c, 0, 1000);
+			kcommon(&c, 1000, 7);
+			u64(&c.ev, 12); u32(&c.ev, 0x800001); u64(&c.ev, 0); u64(&c.ev, 1ull << 20);
+		} else {
+			ev(&c, 1, 1000);
+			kcommon(&c, 1000, 7);
+			u64(&c.ev, 0); u32(&c.ev, 1); u64(&c.ev, 0x400000); u64(&c.ev, 1ull << 60);
+			u32(&c.ev, 3); u32(&c.ev, 0);
+		}
+		ctf_end(&c);
+		refused(&c, which == 0 ? "field last_index: 1048576 is not a page range from index 0"
+				       : "field end: 0x1000000000000000 is beyond any user address space");
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -720,6 +750,7 @@ int main(void)
 		cmocka_unit_test(hostile_kts),
 		cmocka_unit_test(many_forks),
 		cmocka_unit_test(decoder_abort),
+		cmocka_unit_test(hostile_ranges),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

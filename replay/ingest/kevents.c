@@ -85,6 +85,14 @@ static const struct kspec capture_specs[] = {
 	{ "capture_end", KK_CAPTURE_END, { "ftrace_lost", "bridged", "workload_status", "elapsed_ns" } },
 };
 
+/* MAX_RW_COUNT (INT_MAX & PAGE_MASK) in 4 KiB pages: the most one read()
+ * asks of the page cache. */
+#define MAX_RW_PAGES   ((0x7fffffffull & ~4095ull) >> 12)
+/* The end of the largest user address space of any Linux architecture
+ * (5-level paging: 2^56 user; 2^57 leaves room): a DAMON region beyond
+ * it is damage. */
+#define USER_VA_END    (1ull << 57)
+
 #define BRIDGE_PREFIX  "vmreplay_kernel:"
 #define CAPTURE_PREFIX "vmreplay_capture:"
 
@@ -663,7 +671,9 @@ int kevents_event(struct kevents *k, int kidx, const bt_message *msg, const char
 		d->dev = kernel_dev(v[1]);
 		d->b = v[2];
 		d->c = v[3];
-		if (d->c < d->b || d->c - d->b > (1ull << 28))
+		/* one read(): filemap_read asks filemap_get_pages for at most
+		 * MAX_RW_COUNT bytes (rw_verify_area, fs/read_write.c) */
+		if (d->c < d->b || d->c - d->b > MAX_RW_PAGES)
 			return kfail(err, errlen, "%s: event %s: field last_index: %llu is not a page range "
 				     "from index %llu", trace, name, (unsigned long long)d->c,
 				     (unsigned long long)d->b);
@@ -672,6 +682,9 @@ int kevents_event(struct kevents *k, int kidx, const bt_message *msg, const char
 		if (v[3] <= v[2])
 			return kfail(err, errlen, "%s: event %s: field end: region %#llx-%#llx is empty",
 				     trace, name, (unsigned long long)v[2], (unsigned long long)v[3]);
+		if (v[3] > USER_VA_END)
+			return kfail(err, errlen, "%s: event %s: field end: %#llx is beyond any user "
+				     "address space (2^57)", trace, name, (unsigned long long)v[3]);
 		d->a = v[2];
 		d->b = v[3];
 		d->c = (v[0] << 32) | (v[4] & 0xffffffffu);

@@ -1,5 +1,6 @@
 /* sweep.c — expand a sweep into runs, name them, keep the plan (sweep.h). */
 #include "sweep.h"
+#include "input.h"
 #include "atomic.h"
 #include "cli.h"
 #include "result.h"
@@ -302,10 +303,11 @@ int sweep_plan_read(const char *dir, struct sweep_plan *plan, char *err, size_t 
 	memset(plan, 0, sizeof(*plan));
 	char path[4096];
 	snprintf(path, sizeof(path), "%s/plan.tsv", dir);
-	FILE *f = fopen(path, "r");
+	FILE *f = input_open(path, err, errlen);   /* a FIFO or device: refused, never waited on */
 	if (!f) {
-		snprintf(err, errlen, "%s: %s%s", path, strerror(errno),
-			 errno == ENOENT ? " (not a sweep directory? run vmreplay sweep first)" : "");
+		if (errno == ENOENT)
+			snprintf(err, errlen, "%s: %s (not a sweep directory? run vmreplay sweep first)",
+				 path, strerror(ENOENT));
 		return -1;
 	}
 	char *line = NULL;
