@@ -386,6 +386,13 @@ static void bridged(void **state)
 	ev(&c, B_FAULT, base + 12);
 	kcommon(&c, 1600, 200);
 	u64(&c.ev, 0x1001000); u64(&c.ev, 0x400000); u8(&c.ev, 0x6);
+	/* kts 2001-2002: the fault's read-ahead adds pages 5, 6 of ino 77:
+	 * READAHEAD flagged as in the fault (VMR_F_FAULT) */
+	for (int i = 0; i < 2; i++) {
+		ev(&c, B_ADD, base + 13 + i);
+		kcommon(&c, 2001 + i, 200);
+		u64(&c.ev, 0x1236); u64(&c.ev, 77); u64(&c.ev, 5 + i); u32(&c.ev, sdev); u8(&c.ev, 0);
+	}
 	/* kts 3000-3200: read() of ino 90 pages 0-1: read-ahead adds 0-3,
 	 * then get_pages 0-1 -> READ 0,1; 2, 3 only read ahead: READAHEAD
 	 * at their insertion times */
@@ -437,6 +444,8 @@ static void bridged(void **state)
 		{ VMR_OP_STORE, 0, 0, 0x1000, 1500, 0 },
 		{ VMR_OP_STORE, 0, 0, 0x1001, 1600, 0 },
 		{ VMR_OP_LOAD, 1, 77, 4, 2000, VMR_PAGE_PRECACHED },
+		{ VMR_OP_READAHEAD, 1, 77, 5, 2001, 0 },
+		{ VMR_OP_READAHEAD, 1, 77, 6, 2002, 0 },
 		{ VMR_OP_READAHEAD, 1, 90, 2, 3002, 0 },
 		{ VMR_OP_READAHEAD, 1, 90, 3, 3003, 0 },
 		{ VMR_OP_READ, 1, 90, 0, 3100, 0 },
@@ -475,6 +484,8 @@ static void bridged(void **state)
 				assert_int_equal(pg->space, makedev(8, 1));
 			if (pg->flags != want[n].flags)
 				fail_msg("record %zu: page flags %#x, want %#x", n, pg->flags, want[n].flags);
+			/* only the read-ahead after a fault on its file is in the fault */
+			assert_int_equal(vmr_rec_in_fault(r), want[n].op == VMR_OP_READAHEAD && want[n].ino == 77);
 			n++;
 		}
 	}
@@ -492,7 +503,7 @@ static void bridged(void **state)
 	assert_string_equal(meta(&v, "capture_root_pid"), "200");
 	assert_string_equal(meta(&v, "swap_kind"), "file");
 	assert_non_null(strstr(meta(&v, "demand_damon"), "1 regions, 3 passes, 6 page references"));
-	if (!strstr(meta(&v, "demand_page_cache"), "2 pages read, 1 pages written, 1 freed, 2 read-ahead (inserted, not referenced), 1 evicted by reclaim, 1 file pages found cached (charged outside the session)")) fail_msg("%s", meta(&v, "demand_page_cache"));
+	if (!strstr(meta(&v, "demand_page_cache"), "2 pages read, 1 pages written, 1 freed, 4 read-ahead (inserted, not referenced), 1 evicted by reclaim, 1 file pages found cached (charged outside the session)")) fail_msg("%s", meta(&v, "demand_page_cache"));
 	vmr_close(&v);
 	unlink(out);
 	char cmd[600];

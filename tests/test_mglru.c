@@ -191,6 +191,31 @@ static void fault_readahead(void **state)
 	box_close(&b);
 }
 
+/* A READAHEAD record flagged VMR_F_FAULT (filemap_fault's read-ahead)
+ * is added in the fault: active, max_seq - 1 = seq 2; an unflagged one
+ * (a read()'s read-ahead) lands in the oldest generation, seq 0. */
+static void fault_readahead_file(void **state)
+{
+	(void)state;
+	char path[64];
+	snprintf(path, sizeof(path), "/tmp/test_mglru_ra.%d.vmr", (int)getpid());
+	struct vmr_rec r[2] = { fixture_rec(1, VMR_OP_READAHEAD, 1, 10), fixture_rec(2, VMR_OP_READAHEAD, 1, 10) };
+	r[0].info |= VMR_F_FAULT;
+	struct fixture_task t = { 0, r, 2 };
+	const uint8_t kinds[4] = { 1, 1, 1, 1 };
+	struct engine e;
+	struct vmr v;
+	replay_fixture(&e, &v, path, policy_find("mglru"), &t, 4, kinds, 100, 100, "zram");
+	assert_int_equal(mglru_lruvec(&e, e.folio[1].memcg)->max_seq, 3);
+	assert_true(e.folio[1].flags & PG_resident);
+	assert_int_equal(folio_seq(&e, 1), 2);
+	assert_int_equal(folio_seq(&e, 2), 0);
+	assert_false(e.in_lru_fault);
+	engine_free(&e);
+	vmr_close(&v);
+	unlink(path);
+}
+
 static void refault(void **state)
 {
 	(void)state;
@@ -1170,6 +1195,7 @@ int main(void)
 		cmocka_unit_test(insertion),
 		cmocka_unit_test(refault),
 		cmocka_unit_test(fault_readahead),
+		cmocka_unit_test(fault_readahead_file),
 		cmocka_unit_test(type_to_scan),
 		cmocka_unit_test(tier_idx),
 		cmocka_unit_test(swappiness_boost),

@@ -73,12 +73,14 @@ struct walk {
 };
 
 /* Pages LO..HI of insertion A were read ahead: they enter the page cache
- * (and the session's memory) without being referenced. */
-static int readahead_range(struct walk *w, const struct kdem *a, uint64_t lo, uint64_t hi)
+ * (and the session's memory) without being referenced; IN_FAULT: by the
+ * fault before them (filemap_fault's read-ahead, VMR_F_FAULT). */
+static int readahead_range(struct walk *w, const struct kdem *a, uint64_t lo, uint64_t hi,
+			   int in_fault)
 {
 	w->k->n_readahead += hi - lo + 1;
 	return ingest_sink_range(w->s, a->pid, a->tid, a->ts, VMR_PAGE_FILE, a->dev, a->a, lo, hi,
-				 VMR_OP_READAHEAD);
+				 VMR_OP_READAHEAD | (in_fault ? VMR_F_FAULT : 0));
 }
 
 /* Page-cache adds a task made since its last demand event are resolved
@@ -100,17 +102,17 @@ static int resolve_pending(struct walk *w, struct tinfo *t, const struct kdem *n
 			 * read ahead and not (yet) referenced */
 			uint64_t in_lo = lo > next->b ? lo : next->b, in_hi = hi < next->c ? hi : next->c;
 			if (in_hi < in_lo) {
-				rc |= readahead_range(w, a, lo, hi);
+				rc |= readahead_range(w, a, lo, hi, 0);
 			} else {
 				if (lo < in_lo)
-					rc |= readahead_range(w, a, lo, in_lo - 1);
+					rc |= readahead_range(w, a, lo, in_lo - 1, 0);
 				if (in_hi < hi)
-					rc |= readahead_range(w, a, in_hi + 1, hi);
+					rc |= readahead_range(w, a, in_hi + 1, hi, 0);
 			}
 			continue;
 		}
 		if (readahead) {
-			rc |= readahead_range(w, a, lo, hi);
+			rc |= readahead_range(w, a, lo, hi, 1);
 			continue;
 		}
 		rc |= ingest_sink_range(w->s, a->pid, a->tid, a->ts, VMR_PAGE_FILE, a->dev, a->a, a->b,

@@ -65,8 +65,9 @@ int fault_in(struct engine *e, struct task_state *t, uint32_t pfn, unsigned op, 
 	int swap_ra = readahead && (f->flags & PG_swapped);
 	/* lru_gen_enter_fault: a fault through the page tables is "in a
 	 * fault" for MGLRU, and so is the read-ahead it does (swapin_readahead
-	 * from do_swap_page says so in in_lru_fault; read before anything
-	 * sleeps, cleared until the LRU insertion below). */
+	 * from do_swap_page, and a READAHEAD record flagged VMR_F_FAULT, say so
+	 * in in_lru_fault; read before anything sleeps, cleared until the LRU
+	 * insertion below). */
 	int in_fault = op == VMR_OP_LOAD || op == VMR_OP_STORE || (readahead && e->in_lru_fault);
 	e->in_lru_fault = 0;
 	/* A swapped-out page comes back to its own memcg and owner
@@ -136,9 +137,7 @@ int fault_in(struct engine *e, struct task_state *t, uint32_t pfn, unsigned op, 
 	}
 	/* The kernel is "in a fault" for the whole fault; only the refault
 	 * check and folio_add_lru below read it, and nothing sleeps between
-	 * them.  A read() is not in a fault, nor is page-cache read-ahead
-	 * (the trace does not say which read-ahead a fault made:
-	 * DEVIATIONS.md). */
+	 * them.  A read() is not in a fault, nor is the read-ahead of one. */
 	e->in_lru_fault = in_fault;
 	/* Buffered writes add folios without a refault check; read-ahead
 	 * ones have it (filemap_add_folio), like any insertion. */
@@ -172,8 +171,10 @@ int access_page(struct engine *e, struct task_state *t, uint32_t pfn, unsigned o
 	if (op == VMR_OP_READAHEAD) {
 		/* page_cache_ra_unbounded skips pages already in the cache
 		 * (or being read); the others are added, not referenced. */
-		if (f->flags & (PG_resident | PG_locked))
+		if (f->flags & (PG_resident | PG_locked)) {
+			e->in_lru_fault = 0;
 			return 1;
+		}
 		if (!e->sim.current && needs_slowpath(e, t, pfn))
 			return -1;
 		return fault_in(e, t, pfn, op, file);

@@ -58,6 +58,8 @@ static void task_step(struct engine *e, struct task_state *t)
 		if (op != VMR_OP_DELAY) {
 			uint32_t count = vmr_rec_count(r);
 			while (t->sub < count) {
+				/* lru_gen_enter_fault for a read-ahead done by a fault */
+				e->in_lru_fault = op == VMR_OP_READAHEAD && vmr_rec_in_fault(r);
 				int res = access_page(e, t, r.page + t->sub, op, vmr_rec_is_file(r));
 				if (res < 0) {
 					t->blocked = 1;
