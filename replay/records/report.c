@@ -128,18 +128,26 @@ static const char *const kind_name[] = { "direct", "kswapd", "memcg" };
 void report_events(FILE *f, const struct engine *e)
 {
 	fprintf(f, "start_ns\tduration_ns\tkind\ttask\tpriority\tnr_scanned\tnr_reclaimed\t"
-		"scanned_anon\tscanned_file\ttarget_anon\ttarget_file\n");
+		"scanned_anon\tscanned_file\ttarget_anon\ttarget_file\tcomm\n");
 	for (uint64_t i = 0; i < e->records.nr; i++) {
 		const struct reclaim_record *r = &e->records.all[i];
-		char task[16] = "-";
-		if (r->task != UINT32_MAX)
-			snprintf(task, sizeof(task), "%u", e->v->tasks[r->task].tid);
-		fprintf(f, "%llu\t%llu\t%s\t%s\t%d\t%llu\t%llu\t%llu\t%llu\t%llu\t%llu\n",
+		/* The task by thread id and name, as the kernel's reports name
+		 * it (comm-pid); kswapd is node 0's kernel thread, kswapd0. */
+		char task[16] = "-", comm[17] = "kswapd0";
+		if (r->task != UINT32_MAX) {
+			const struct vmr_task *vt = &e->v->tasks[r->task];
+			snprintf(task, sizeof(task), "%u", vt->tid);
+			snprintf(comm, sizeof(comm), "%.16s", vt->comm[0] ? vt->comm : "-");
+			for (char *p = comm; *p; p++)
+				if (*p == '\t' || *p == '\n')
+					*p = ' ';
+		}
+		fprintf(f, "%llu\t%llu\t%s\t%s\t%d\t%llu\t%llu\t%llu\t%llu\t%llu\t%llu\t%s\n",
 			(unsigned long long)r->start, (unsigned long long)r->duration,
 			kind_name[r->kind], task, r->priority, (unsigned long long)r->nr_scanned,
 			(unsigned long long)r->nr_reclaimed, (unsigned long long)r->scanned_anon,
 			(unsigned long long)r->scanned_file, (unsigned long long)r->target_anon,
-			(unsigned long long)r->target_file);
+			(unsigned long long)r->target_file, comm);
 	}
 }
 
