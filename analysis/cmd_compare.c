@@ -205,20 +205,23 @@ static void print(FILE *f, int fmt, const char *input, const char *policy, int s
 		const double *sv = result_metric(res, counters[i]);
 		double err = k.have && sv ? rel_error(k.v, *sv) : NAN;
 		char kb[32], sb[32], eb[32];
-		snprintf(kb, sizeof(kb), k.have ? "%.0f" : "absent", k.v);
+		/* A value the trace or the replay does not have, and the
+		 * relative error of a kernel's 0, are missing: "-" (null in
+		 * JSON), one spelling in every format. */
+		snprintf(kb, sizeof(kb), k.have ? "%.0f" : "-", k.v);
 		if (sv)
 			snprintf(sb, sizeof(sb), "%.0f", *sv);
 		else
-			snprintf(sb, sizeof(sb), "absent");
+			snprintf(sb, sizeof(sb), "-");
 		if (isnan(err))
-			snprintf(eb, sizeof(eb), "%s", k.have && sv ? "inf" : "-");
+			snprintf(eb, sizeof(eb), "-");
 		else
 			snprintf(eb, sizeof(eb), fmt == 0 ? "%+.1f%%" : "%.6f", fmt == 0 ? 100 * err : err);
 		if (fmt == 0) {
 			fprintf(f, "%-26s %14s %14s %10s  %s\n", counters[i], kb, sb, eb, k.have ? k.source : "-");
 		} else if (fmt == 1) {
-			fprintf(f, "counter\t%s\t-\t%s\t%s\t%s\t%s\n", counters[i], k.have ? kb : "", sv ? sb : "",
-				isnan(err) ? "" : eb, k.have ? k.source : "");
+			fprintf(f, "counter\t%s\t-\t%s\t%s\t%s\t%s\n", counters[i], kb, sb, eb,
+				k.have ? k.source : "-");
 		} else {
 			fprintf(f, "%s\n  {\"name\": \"%s\", \"kernel\": ", i ? "," : "", counters[i]);
 			if (k.have) fprintf(f, "%.0f", k.v); else fprintf(f, "null");
@@ -261,7 +264,9 @@ static void print(FILE *f, int fmt, const char *input, const char *policy, int s
 					double e = rel_error(kv[x], sv[x]);
 					fprintf(f, "distribution\t%s_%s\t%s\t%.6g\t%.6g\t", an_kind_names[kind],
 						what_names[w], stat[x], kv[x], sv[x]);
-					if (!isnan(e))
+					if (isnan(e))
+						fputc('-', f);
+					else
 						fprintf(f, "%.6f", e);
 					fprintf(f, "\t%s\n", "events");
 				}
