@@ -132,6 +132,10 @@ check "index.html: a table of contents per trace, PNG thumbnails, no inline SVG"
     bash -c "grep -q 'href=\"#t-toy\"' '$tmp/fig/index.html' && grep -q 'loading=\"lazy\"' '$tmp/fig/index.html' && ! grep -q '<svg\|\.svg\" alt' '$tmp/fig/index.html'"
 check "no empty file in any output" \
     test -z "$(find "$tmp/fig" "$tmp/fig1" "$tmp/fig2" "$tmp/fig3" "$tmp/fig4" -type f -empty)"
+check "figure data: one spelling of a missing value (-), no NaN/nan/inf, at most 10 significant digits" \
+    awk -F'\t' '/^#/ {next} {for (i = 1; i <= NF; i++) {v = $i; if (v ~ /^(-?nan|NaN|-?inf|Inf)$/) bad = 1
+        if (v ~ /^-?[0-9.]+(e[-+][0-9]+)?$/) {m = v; sub(/e.*/, "", m); gsub(/[-.]/, "", m); sub(/^0+/, "", m); if (length(m) > 10) bad = 1}}}
+        END {exit bad}' $(find "$tmp/fig" "$tmp/fig3" -name '*.tsv')
 check "no staging folder left" test -z "$(find "$tmp/fig" "$tmp/fig1" "$tmp/fig2" "$tmp/fig3" -name .stage)"
 
 # 3. Refusals.
