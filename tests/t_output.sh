@@ -38,6 +38,11 @@ check "no warning under -q (sweeps)" test ! -s "$tmp/err"
 "$vmr" run -p classic --memory-limit 16M "$tr" >/dev/null 2>"$tmp/err"
 check "no warning when the replay reclaimed" test ! -s "$tmp/err"
 
+# text output: one unit for sizes
+"$vmr" run -p classic --memory-limit 16M --node-memory 48M "$tr" >"$tmp/run.txt" 2>/dev/null
+check "run text: node and memcg limit both in MiB" grep -q '^memory       node 48.0 MiB, memcg limit 16.0 MiB, swap ' "$tmp/run.txt"
+check "run text: no size in bytes" sh -c "! grep -q '16777216\|50331648' '$tmp/run.txt'"
+
 # JSON of a non-UTF-8 task name (a comm is 16 bytes, any of them)
 printf 'start_ns\tduration_ns\tkind\ttask\tpriority\tnr_scanned\tnr_reclaimed\tcomm\n%s\n%s\n' \
     $'1000\t2000\tmemcg\t7\t10\t64\t32\tx\xff\xfe"\\y' $'5000\t100\tmemcg\t8\t10\t4\t2\t\xe2\x82\xacok\xed\xa0\x80' >"$tmp/ev.tsv"

@@ -2,6 +2,8 @@
 #include "report.h"
 #include "cli.h"
 
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -61,9 +63,13 @@ static int collect(const struct engine *e, struct metric *m)
 	return n;
 }
 
-static void put_value(FILE *f, const struct metric *m)
+/* A metric the run could not define (a ratio of nothing): "-", or null
+ * in JSON, never "nan". */
+static void put_value(FILE *f, const struct metric *m, int json)
 {
-	if (m->integer)
+	if (!isfinite(m->value))
+		fputs(json ? "null" : "-", f);
+	else if (m->integer)
 		fprintf(f, "%.0f", m->value);
 	else
 		fprintf(f, "%.9g", m->value);
@@ -90,7 +96,7 @@ void report_write(FILE *f, enum report_format fmt, const struct engine *e,
 			id->memory_limit ? limit : "-", node, id->swap, seed, VMREPLAY_VERSION);
 		for (int i = 0; i < n; i++) {
 			fputc('\t', f);
-			put_value(f, &m[i]);
+			put_value(f, &m[i], 0);
 		}
 		fputc('\n', f);
 		break;
@@ -103,7 +109,7 @@ void report_write(FILE *f, enum report_format fmt, const struct engine *e,
 			id->memory_limit ? limit : "null", node, id->swap, seed, VMREPLAY_VERSION);
 		for (int i = 0; i < n; i++) {
 			fprintf(f, "%s\"%s\": ", i ? ", " : "", m[i].name);
-			put_value(f, &m[i]);
+			put_value(f, &m[i], 1);
 		}
 		fprintf(f, "}}\n");
 		break;
@@ -111,12 +117,16 @@ void report_write(FILE *f, enum report_format fmt, const struct engine *e,
 		fprintf(f, "trace        %s (%s)\n", id->trace, hex);
 		fprintf(f, "policy       %s, swappiness %d, seed %llu\n", id->policy, id->swappiness,
 			(unsigned long long)id->seed);
-		fprintf(f, "memory       node %.1f MiB, memcg limit %s, swap %s\n",
-			id->node_memory / 1048576.0,
-			id->memory_limit ? limit : "none", id->swap);
+		/* one unit for every size of the text report */
+		if (id->memory_limit)
+			fprintf(f, "memory       node %.1f MiB, memcg limit %.1f MiB, swap %s\n",
+				id->node_memory / 1048576.0, id->memory_limit / 1048576.0, id->swap);
+		else
+			fprintf(f, "memory       node %.1f MiB, memcg limit none, swap %s\n",
+				id->node_memory / 1048576.0, id->swap);
 		for (int i = 0; i < n; i++) {
 			fprintf(f, "  %-30s ", m[i].name);
-			put_value(f, &m[i]);
+			put_value(f, &m[i], 0);
 			fputc('\n', f);
 		}
 		break;
