@@ -342,11 +342,73 @@ static int parse_u64(const char *s, uint64_t *out)
 	return 0;
 }
 
-int analyze_tsv(const char *path, struct analysis *a, char *err, size_t errlen)
+/* One reclaim record of a replay (analyze.h). */
+int an_add_record(struct analysis *a, uint64_t start, uint64_t dur, int kind, uint32_t tid, int prio,
+		  uint64_t scanned, uint64_t reclaimed, const char *comm)
+{
+	struct an_reclaim *r = new_reclaim(a);
+	struct an_task *t = task_of(a, tid);
+	if (!r || !t)
+		return -1;
+	r->start_ns = start;
+	r->duration_ns = dur;
+	r->kind = (uint8_t)kind;
+	r->task = tid;
+	r->priority = (int16_t)prio;
+	r->nr_scanned = scanned;
+	r->nr_reclaimed = reclaimed;
+	r->complete = 1;
+	if (kind == AN_KSWAPD) {
+		t->kswapd = 1;
+		if (strcmp(comm, "-") != 0)
+			snprintf(t->name, sizeof(t->name), "%.16s", comm);
+		else
+			snprintf(t->name, sizeof(t->name), "kswapd-%u", t->tid);
+		t->kswapd_wakes++;
+		t->kswapd_awake_ns += r->duration_ns;
+		a->trace.kswapd_scanned += r->nr_scanned;
+		a->trace.kswapd_reclaimed += r->nr_reclaimed;
+	} else {
+		if (strcmp(comm, "-") != 0)
+			snprintf(t->name, sizeof(t->name), "%.16s-%u", comm, t->tid);
+		if (kind == AN_DIRECT)
+			t->direct++;
+		else
+			t->memcg++;
+		t->stall_ns += r->duration_ns;
+		a->trace.direct_scanned += r->nr_scanned;
+		a->trace.direct_reclaimed += r->nr_reclaimed;
+	}
+	t->scanned += r->nr_scanned;
+	t->reclaimed += r->nr_reclaimed;
+	a->trace.have = 1;
+	if (!a->events || r->start_ns < a->first_ns)
+		a->first_ns = r->start_ns;
+	if (r->start_ns + r->duration_ns > a->last_end_ns)
+		a->last_end_ns = r->start_ns + r->duration_ns;
+	a->events++;
+	return 0;
+}
+
+void an_records_begin(struct analysis *a)
 {
 	memset(a, 0, sizeof(*a));
 	a->simulated = 1;
 	snprintf(a->source, sizeof(a->source), "the replay's simulated reclaim records");
+}
+
+/* The session: from the first start to the last end. */
+void an_records_done(struct analysis *a)
+{
+	if (a->events && a->last_end_ns > a->first_ns) {
+		a->span_ns = a->last_end_ns - a->first_ns;
+		snprintf(a->span_from, sizeof(a->span_from), "first to last reclaim record");
+	}
+}
+
+int analyze_tsv(const char *path, struct analysis *a, char *err, size_t errlen)
+{
+	an_records_begin(a);
 	FILE *f = fopen(path, "r");
 	if (!f)
 		return tsv_fail(err, errlen, "%s: %s", path, strerror(errno));
@@ -361,7 +423,6 @@ int analyze_tsv(const char *path, struct analysis *a, char *err, size_t errlen)
 	ssize_t len;
 	unsigned long lineno = 0;
 	int ncols = 0, rc = 0, ccomm = -1;    /* comm: optional (older files lack it) */
-	uint64_t first = UINT64_MAX, last = 0;
 	while ((len = getline(&line, &cap, f)) >= 0) {
 		lineno++;
 		if (len == 0 || line[len - 1] != '\n') {
@@ -421,50 +482,12 @@ int analyze_tsv(const char *path, struct analysis *a, char *err, size_t errlen)
 				goto out;
 			}
 		}
-		struct an_reclaim *r = new_reclaim(a);
-		struct an_task *t = task_of(a, (uint32_t)v[C_TASK]);
-		if (!r || !t) {
+		if (an_add_record(a, v[C_START], v[C_DUR], kind, (uint32_t)v[C_TASK],
+				  v[C_PRIO] == AN_UNKNOWN ? -1 : (int)v[C_PRIO], v[C_SCAN], v[C_RECL],
+				  ccomm >= 0 ? fields[ccomm] : "-") != 0) {
 			rc = tsv_fail(err, errlen, "out of memory");
 			break;
 		}
-		r->start_ns = v[C_START];
-		r->duration_ns = v[C_DUR];
-		r->kind = (uint8_t)kind;
-		r->task = (uint32_t)v[C_TASK];
-		r->priority = v[C_PRIO] == AN_UNKNOWN ? -1 : (int16_t)v[C_PRIO];
-		r->nr_scanned = v[C_SCAN];
-		r->nr_reclaimed = v[C_RECL];
-		r->complete = 1;
-		const char *comm = ccomm >= 0 ? fields[ccomm] : "-";
-		if (kind == AN_KSWAPD) {
-			t->kswapd = 1;
-			if (strcmp(comm, "-") != 0)
-				snprintf(t->name, sizeof(t->name), "%.16s", comm);
-			else
-				snprintf(t->name, sizeof(t->name), "kswapd-%u", t->tid);
-			t->kswapd_wakes++;
-			t->kswapd_awake_ns += r->duration_ns;
-			a->trace.kswapd_scanned += r->nr_scanned;
-			a->trace.kswapd_reclaimed += r->nr_reclaimed;
-		} else {
-			if (strcmp(comm, "-") != 0)
-				snprintf(t->name, sizeof(t->name), "%.16s-%u", comm, t->tid);
-			if (kind == AN_DIRECT)
-				t->direct++;
-			else
-				t->memcg++;
-			t->stall_ns += r->duration_ns;
-			a->trace.direct_scanned += r->nr_scanned;
-			a->trace.direct_reclaimed += r->nr_reclaimed;
-		}
-		t->scanned += r->nr_scanned;
-		t->reclaimed += r->nr_reclaimed;
-		a->trace.have = 1;
-		if (r->start_ns < first)
-			first = r->start_ns;
-		if (r->start_ns + r->duration_ns > last)
-			last = r->start_ns + r->duration_ns;
-		a->events++;
 	}
 	if (rc == 0 && lineno == 0)
 		rc = tsv_fail(err, errlen, "%s: line 1: empty file (no header)", path);
@@ -477,11 +500,7 @@ out:
 		analysis_free(a);
 		return -1;
 	}
-	a->first_ns = first == UINT64_MAX ? 0 : first;
-	if (last > a->first_ns) {
-		a->span_ns = last - a->first_ns;
-		snprintf(a->span_from, sizeof(a->span_from), "first to last reclaim record");
-	}
+	an_records_done(a);
 	return 0;
 }
 

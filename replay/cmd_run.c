@@ -177,13 +177,14 @@ static void warn_no_reclaim(const struct engine *e, const struct vmr *v, const s
 }
 
 static int run_kernel(const struct reclaim_policy *pol, struct kernel_opts *k,
-		      const char *input, const char *out, enum fmt fmt, int progress)
+		      const char *input, const char *out, enum fmt fmt, int progress,
+		      const struct run_hook *hook)
 {
 	struct run_request *req = &k->req;
 	uint64_t v64;
 	req->policy = pol;
 	req->progress = progress;
-	req->keep_records = k->events != NULL;
+	req->keep_records = k->events != NULL || hook;     /* compare reads them */
 	req->swappiness = -1;
 	req->seed = 1;
 	if (k->swappiness) {
@@ -249,6 +250,14 @@ static int run_kernel(const struct reclaim_policy *pol, struct kernel_opts *k,
 				e->memcgs[1].max * 4096 : 0,
 		.node_memory = p.node_memory, .swap = run_swap_name(&p), .seed = p.seed,
 	};
+	if (hook) {
+		/* in-process (compare): the replay itself instead of its report */
+		rc = hook->done(e, &p, hook->arg);
+		if (rc == EXIT_OK && (side_output(k->events, e, report_events) ||
+				      side_output(k->tasks, e, report_tasks)))
+			rc = EXIT_FAIL;
+		goto done;
+	}
 	if (progress)
 		warn_no_reclaim(e, &v, &id);
 	struct atomic_file af;
@@ -280,6 +289,11 @@ done:
 }
 
 int cmd_run(int argc, char **argv)
+{
+	return run_main(argc, argv, NULL);
+}
+
+int run_main(int argc, char **argv, const struct run_hook *hook)
 {
 	static const struct option opts[] = {
 		{ "policy", required_argument, 0, 'p' },
@@ -362,8 +376,10 @@ int cmd_run(int argc, char **argv)
 		if (memory || have_pages)
 			return cli_error(EXIT_USAGE, "run", "--memory/--pages size the lru policy; "
 					 "kernel policies take --memory-limit and --node-memory");
-		return run_kernel(pol, &k, argv[optind], out, fmt, progress);
+		return run_kernel(pol, &k, argv[optind], out, fmt, progress, hook);
 	}
+	if (hook)
+		return cli_error(EXIT_USAGE, "run", "the lru policy has no reclaim to hand over");
 	if (kernel_opt)
 		return cli_error(EXIT_USAGE, "run", "the lru policy takes only --memory or --pages "
 				 "(swappiness, limits, devices and seeds are for kernel policies)");

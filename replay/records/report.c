@@ -13,7 +13,7 @@ struct metric {
 	int integer;
 };
 
-#define MAX_METRICS (NR_VM_ITEMS + 32)
+#define MAX_METRICS REPORT_MAX_METRICS
 
 /* Collects every metric of the run, in a fixed order. */
 static int collect(const struct engine *e, struct metric *m)
@@ -61,6 +61,17 @@ static int collect(const struct engine *e, struct metric *m)
 	PUT("slow20_latency_mean_ns", k ? (double)lsum / k : 0.0, 0);
 #undef PUT
 	return n;
+}
+
+int report_metrics(const struct engine *e, const char **names, double *values, int max)
+{
+	struct metric m[MAX_METRICS];
+	int n = collect(e, m);
+	for (int i = 0; i < n && i < max; i++) {
+		names[i] = m[i].name;
+		values[i] = m[i].value;
+	}
+	return n < max ? n : max;
 }
 
 /* A metric the run could not define (a ratio of nothing): "-", or null
