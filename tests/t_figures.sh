@@ -58,7 +58,7 @@ else
 fi
 check "stats.tsv: significant rows are those of the family with p_holm < 0.05" \
     awk -F'\t' 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
-        { s = $c["significant"]; p = $c["p_holm"]; if ((p != "NaN" && p < 0.05) != (s == 1)) exit 1 }' "$tmp/all/stats.tsv"
+        { s = $c["significant"]; p = $c["p_holm"]; if ((p != "-" && p < 0.05) != (s == 1)) exit 1 }' "$tmp/all/stats.tsv"
 
 # 2. Figures.
 if ! command -v gnuplot >/dev/null 2>&1; then
