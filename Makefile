@@ -194,7 +194,7 @@ check-asan: deps deps-slurm
 	@$(MAKE) --no-print-directory BUILD=build-asan OPT=-O1 \
 	  SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" test-build
 	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	  tests/run.sh build-asan
+	  LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 tests/run.sh build-asan
 
 check-unit: $(TEST_BINS)
 	@set -e; for t in $(TEST_BINS); do \
