@@ -105,6 +105,8 @@ int analyze_vmr(const struct vmr *v, struct analysis *a, char *err, size_t errle
 	a->have_detail = 1;
 	char buf[256];
 	const char *src = vmr_meta_get(v, "kernel_source", buf, sizeof(buf));
+	if (!src)
+		src = vmr_meta_get(v, "trace_format", buf, sizeof(buf));   /* trace-cmd */
 	snprintf(a->source, sizeof(a->source), "kernel events (%s)",
 		 src ? src : v->nr_kev ? "LTTng kernel domain" : "none in this trace");
 	struct open *open = NULL;

@@ -102,7 +102,7 @@ want=$(trace-cmd report -i "$dat" 2>/dev/null | grep -c 'mm_vmscan_memcg_reclaim
 check "analyze: the recording's memcg reclaims ($memcg = $want)" test "${memcg:-x}" = "$want" -a "$want" -gt 0
 check "analyze: tasks named as in the recording (dd, cat)" \
     sh -c "grep -q '^dd-[0-9]' '$tmp/an.txt' && grep -q '^cat-[0-9]' '$tmp/an.txt'"
-check "analyze: no setup, no source claimed" grep -q '^source: kernel events (LTTng kernel domain)' "$tmp/an.txt"
+check "analyze: the source is trace-cmd, without a side file too" grep -q '^source: kernel events (trace-cmd)' "$tmp/an.txt"
 
 # compare with the limit on the command line (no side file)
 "$vmr" compare -p classic "$dat" -- --memory-limit 16M >"$tmp/cmp.txt" 2>"$tmp/err"

@@ -365,6 +365,8 @@ int ingest_decode(const char *trace, const uint8_t hash[16], const char *out, in
 		char hex[33];
 		vmr_hash_hex(hash, hex);
 		sink_meta_add(&s, "trace_hash", "%s", hex);
+		if (dat)
+			sink_meta_add(&s, "trace_format", "trace-cmd");
 		sink_meta_add(&s, "events", "%llu", (unsigned long long)s.events);
 		sink_meta_add(&s, "discarded_events", "%llu", (unsigned long long)s.discarded);
 		sink_meta_add(&s, "kernel_page_alloc", "%llu events, %llu pages",
