@@ -148,4 +148,19 @@ rm "$tmp/bad.dat.session"
 head -c 5000 "$dat" >"$tmp/bad.dat"
 run_err "a truncated recording: one line, exit 1" "bad.dat" "$vmr" ingest -o "$tmp/b.vmr" "$tmp/bad.dat"
 check "no output left by a failed ingest" test ! -e "$tmp/b.vmr"
+# 16 bytes overwritten at 5 %, 10 %, ... 95 % of the file: exit 0, or exit 1
+# with one line; never a crash (libtracecmd 3.1.6 itself dies on some of
+# these: ingest reads the file in a child first) nor a multi-line message.
+sz=$(stat -c %s "$dat") bad=""
+for pct in $(seq 5 5 95); do
+    cp "$dat" "$tmp/bad.dat"
+    printf '\377\377\377\377\0\0\0\0\377\377\377\377\022\064\126\170' |
+        dd of="$tmp/bad.dat" bs=1 seek=$((sz * pct / 100)) conv=notrunc 2>/dev/null
+    timeout 60 "$vmr" ingest --no-cache -q -o "$tmp/b.vmr" "$tmp/bad.dat" >/dev/null 2>"$tmp/err"; rc=$?
+    if ! { [ $rc = 0 ] && [ ! -s "$tmp/err" ]; } && ! { [ $rc = 1 ] && [ "$(wc -l <"$tmp/err")" = 1 ]; }; then
+        bad="$bad $pct%:rc=$rc:$(head -c 80 "$tmp/err" | tr '\n' ' ')"
+    fi
+    rm -f "$tmp/b.vmr"
+done
+check "a damaged recording: exit 0 or one line and exit 1, never a crash${bad:+ (not:$bad)}" test -z "$bad"
 echo "1..$tap_n"

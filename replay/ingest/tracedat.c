@@ -35,8 +35,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <trace-cmd.h>
+#include <unistd.h>
 #include <xxhash.h>
 
 #include "cli.h"
@@ -777,6 +780,60 @@ oom:
 	return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
 }
 
+/* libtracecmd 3.1.6 can crash on a damaged file (a NULL dereference in
+ * tracecmd_buffer_instance_handle's error path, seen on a trace.dat with
+ * 16 bytes overwritten), and writes its complaints to stderr.  So the
+ * recording is first read whole in a child, with stderr closed: a child
+ * that dies, or cannot read it, makes the file refused in one line. */
+static int probe(const char *path, char *err, size_t errlen)
+{
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0) {
+		snprintf(err, errlen, "fork: %s", strerror(errno));
+		return -1;
+	}
+	if (pid == 0) {
+		int fd = open("/dev/null", O_WRONLY);
+		if (fd >= 0)
+			dup2(fd, STDERR_FILENO);
+		tracecmd_set_loglevel(TEP_LOG_NONE);
+		struct tracecmd_input *in = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS |
+							 TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS);
+		struct tep_handle *tep = in ? tracecmd_get_tep(in) : NULL;
+		if (!tep)
+			_exit(3);
+		int ncpu = tep_get_cpus(tep), ninst = tracecmd_buffer_instances(in);
+		for (int i = -1; i < ninst; i++) {
+			struct tracecmd_input *h = i < 0 ? in : tracecmd_buffer_instance_handle(in, i);
+			if (!h)
+				_exit(4);
+			for (int c = 0; c < ncpu; c++)
+				for (struct tep_record *r = tracecmd_read_cpu_first(h, c); r;
+				     r = tracecmd_read_data(h, c)) {
+					tep_data_type(tep, r);
+					tracecmd_free_record(r);
+				}
+		}
+		_exit(0);                  /* no cleanup: the parent reads it again */
+	}
+	int st;
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR) {
+			snprintf(err, errlen, "waitpid: %s", strerror(errno));
+			return -1;
+		}
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
+		return 0;
+	if (WIFSIGNALED(st))
+		snprintf(err, errlen, "%s: a damaged trace-cmd recording (libtracecmd died reading it: %s)",
+			 path, strsignal(WTERMSIG(st)));
+	else
+		snprintf(err, errlen, "%s: not a readable trace-cmd recording (libtracecmd refused %s)", path,
+			 WEXITSTATUS(st) == 4 ? "one of its buffer instances" : "it");
+	return -1;
+}
+
 int tracedat_add_source(bt_graph *g, const char *path, const bt_port_output **port, char *err, size_t errlen)
 {
 	struct dsrc *d = calloc(1, sizeof(*d));
@@ -786,6 +843,10 @@ int tracedat_add_source(bt_graph *g, const char *path, const bt_port_output **po
 	}
 	snprintf(d->path, sizeof(d->path), "%s", path);
 	if (read_setup(path, &d->setup, err, errlen) != 0) {
+		free(d);
+		return -1;
+	}
+	if (probe(path, err, errlen) != 0) {
 		free(d);
 		return -1;
 	}
