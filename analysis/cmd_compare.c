@@ -138,10 +138,17 @@ static void capture_swap(const struct vmr *v, char *spec, size_t len)
 	if (!vmr_meta_get(v, "swap_kind", kind, sizeof(kind)) ||
 	    !vmr_meta_get(v, "swap_size", size, sizeof(size)) || atoll(size) <= 0)
 		return;
+	/* In MiB where it is whole MiB: the spec is also what the text shows. */
+	unsigned long long bytes = strtoull(size, NULL, 10);
+	char sz[32];
+	if (bytes % (1ull << 20) == 0)
+		snprintf(sz, sizeof(sz), "%lluM", bytes >> 20);
+	else
+		snprintf(sz, sizeof(sz), "%llu", bytes);
 	if (strcmp(kind, "zram") == 0)
-		snprintf(spec, len, "zram,size=%s", size);
+		snprintf(spec, len, "zram,size=%s", sz);
 	else if (strcmp(kind, "file") == 0 || strcmp(kind, "device") == 0)
-		snprintf(spec, len, "ssd,size=%s", size);
+		snprintf(spec, len, "ssd,size=%s", sz);
 }
 
 static void print(FILE *f, int fmt, const char *input, const char *policy, int swappiness,
