@@ -47,15 +47,15 @@ pkgdatadir    := $(datadir)/vmreplay
 # (pdflatex, with booktabs, compiles the LaTeX tables and figures);
 # the Slurm daemons only for the Slurm test; the packaging tools for make deb.
 DEB_PKGS := gcc clang make pkg-config scdoc libbabeltrace2-dev liblttng-ust-dev \
-            libgsl-dev libtracefs-dev libtraceevent-dev libxxhash-dev \
+            libgsl-dev libtracefs-dev libtraceevent-dev libtracecmd-dev libxxhash-dev \
             libcmocka-dev libarchive-dev zstd xz-utils \
-            babeltrace2 lttng-tools gnuplot-nox \
+            babeltrace2 lttng-tools trace-cmd gnuplot-nox \
             bc poppler-utils man-db bash-completion \
             texlive-latex-base texlive-latex-recommended
 DEB_SLURM_PKGS := munge slurmctld slurmd slurm-client
 DEB_DEB_PKGS := dpkg-dev debhelper lintian
 
-PKGS     := babeltrace2 gsl libxxhash libarchive
+PKGS     := babeltrace2 gsl libxxhash libarchive libtracecmd
 VMR_CPPFLAGS := -D_GNU_SOURCE -Ilib -Ireplay -Ianalysis -Iplots -Icapture -Itests $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 VMR_CFLAGS   := -std=gnu11 -Wall -Wextra $(WERROR)
 LDLIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm -lpthread
@@ -215,7 +215,7 @@ check-asan: deps deps-slurm
 	@$(MAKE) --no-print-directory BUILD=build-asan OPT=-O1 \
 	  SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" test-build
 	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	  tests/run.sh build-asan
+	  LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 tests/run.sh build-asan
 
 check-unit: $(TEST_BINS)
 	@set -e; for t in $(TEST_BINS); do \

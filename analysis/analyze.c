@@ -106,6 +106,8 @@ int analyze_vmr(const struct vmr *v, struct analysis *a, char *err, size_t errle
 	a->have_detail = 1;
 	char buf[256];
 	const char *src = vmr_meta_get(v, "kernel_source", buf, sizeof(buf));
+	if (!src)
+		src = vmr_meta_get(v, "trace_format", buf, sizeof(buf));   /* trace-cmd */
 	snprintf(a->source, sizeof(a->source), "kernel events (%s)",
 		 src ? src : v->nr_kev ? "LTTng kernel domain" : "none in this trace");
 	struct open *open = NULL;
@@ -343,11 +345,73 @@ static int parse_u64(const char *s, uint64_t *out)
 	return 0;
 }
 
-int analyze_tsv(const char *path, struct analysis *a, char *err, size_t errlen)
+/* One reclaim record of a replay (analyze.h). */
+int an_add_record(struct analysis *a, uint64_t start, uint64_t dur, int kind, uint32_t tid, int prio,
+		  uint64_t scanned, uint64_t reclaimed, const char *comm)
+{
+	struct an_reclaim *r = new_reclaim(a);
+	struct an_task *t = task_of(a, tid);
+	if (!r || !t)
+		return -1;
+	r->start_ns = start;
+	r->duration_ns = dur;
+	r->kind = (uint8_t)kind;
+	r->task = tid;
+	r->priority = (int16_t)prio;
+	r->nr_scanned = scanned;
+	r->nr_reclaimed = reclaimed;
+	r->complete = 1;
+	if (kind == AN_KSWAPD) {
+		t->kswapd = 1;
+		if (strcmp(comm, "-") != 0)
+			snprintf(t->name, sizeof(t->name), "%.16s", comm);
+		else
+			snprintf(t->name, sizeof(t->name), "kswapd-%u", t->tid);
+		t->kswapd_wakes++;
+		t->kswapd_awake_ns += r->duration_ns;
+		a->trace.kswapd_scanned += r->nr_scanned;
+		a->trace.kswapd_reclaimed += r->nr_reclaimed;
+	} else {
+		if (strcmp(comm, "-") != 0)
+			snprintf(t->name, sizeof(t->name), "%.16s-%u", comm, t->tid);
+		if (kind == AN_DIRECT)
+			t->direct++;
+		else
+			t->memcg++;
+		t->stall_ns += r->duration_ns;
+		a->trace.direct_scanned += r->nr_scanned;
+		a->trace.direct_reclaimed += r->nr_reclaimed;
+	}
+	t->scanned += r->nr_scanned;
+	t->reclaimed += r->nr_reclaimed;
+	a->trace.have = 1;
+	if (!a->events || r->start_ns < a->first_ns)
+		a->first_ns = r->start_ns;
+	if (r->start_ns + r->duration_ns > a->last_end_ns)
+		a->last_end_ns = r->start_ns + r->duration_ns;
+	a->events++;
+	return 0;
+}
+
+void an_records_begin(struct analysis *a)
 {
 	memset(a, 0, sizeof(*a));
 	a->simulated = 1;
 	snprintf(a->source, sizeof(a->source), "the replay's simulated reclaim records");
+}
+
+/* The session: from the first start to the last end. */
+void an_records_done(struct analysis *a)
+{
+	if (a->events && a->last_end_ns > a->first_ns) {
+		a->span_ns = a->last_end_ns - a->first_ns;
+		snprintf(a->span_from, sizeof(a->span_from), "first to last reclaim record");
+	}
+}
+
+int analyze_tsv(const char *path, struct analysis *a, char *err, size_t errlen)
+{
+	an_records_begin(a);
 	FILE *f = input_open(path, err, errlen);
 	if (!f)
 		return -1;
@@ -361,8 +425,7 @@ int analyze_tsv(const char *path, struct analysis *a, char *err, size_t errlen)
 	size_t cap = 0;
 	ssize_t len;
 	unsigned long lineno = 0;
-	int ncols = 0, rc = 0;
-	uint64_t first = UINT64_MAX, last = 0;
+	int ncols = 0, rc = 0, ccomm = -1;    /* comm: optional (older files lack it) */
 	while ((len = getline(&line, &cap, f)) >= 0) {
 		lineno++;
 		if (len == 0 || line[len - 1] != '\n') {
@@ -376,10 +439,13 @@ int analyze_tsv(const char *path, struct analysis *a, char *err, size_t errlen)
 			fields[n++] = p;
 		if (lineno == 1) {
 			ncols = n;
-			for (int i = 0; i < n; i++)
+			for (int i = 0; i < n; i++) {
 				for (int c = 0; c < NC; c++)
 					if (strcmp(fields[i], need[c]) == 0)
 						col[c] = i;
+				if (strcmp(fields[i], "comm") == 0)
+					ccomm = i;
+			}
 			for (int c = 0; c < NC; c++)
 				if (col[c] < 0) {
 					rc = tsv_fail(err, errlen, "%s: line 1: field %s: missing from the header "
@@ -407,8 +473,9 @@ int analyze_tsv(const char *path, struct analysis *a, char *err, size_t errlen)
 				}
 				continue;
 			}
-			if (c == C_PRIO && strcmp(s, "-") == 0) {
-				v[c] = AN_UNKNOWN;
+			/* kswapd's records name no task (it is a kernel thread) */
+			if ((c == C_PRIO || (c == C_TASK && kind == AN_KSWAPD)) && strcmp(s, "-") == 0) {
+				v[c] = c == C_TASK ? 0 : AN_UNKNOWN;
 				continue;
 			}
 			if (parse_u64(s, &v[c]) != 0 || (c == C_PRIO && v[c] > 12) ||
@@ -418,44 +485,12 @@ int analyze_tsv(const char *path, struct analysis *a, char *err, size_t errlen)
 				goto out;
 			}
 		}
-		struct an_reclaim *r = new_reclaim(a);
-		struct an_task *t = task_of(a, (uint32_t)v[C_TASK]);
-		if (!r || !t) {
+		if (an_add_record(a, v[C_START], v[C_DUR], kind, (uint32_t)v[C_TASK],
+				  v[C_PRIO] == AN_UNKNOWN ? -1 : (int)v[C_PRIO], v[C_SCAN], v[C_RECL],
+				  ccomm >= 0 ? fields[ccomm] : "-") != 0) {
 			rc = tsv_fail(err, errlen, "out of memory");
 			break;
 		}
-		r->start_ns = v[C_START];
-		r->duration_ns = v[C_DUR];
-		r->kind = (uint8_t)kind;
-		r->task = (uint32_t)v[C_TASK];
-		r->priority = v[C_PRIO] == AN_UNKNOWN ? -1 : (int16_t)v[C_PRIO];
-		r->nr_scanned = v[C_SCAN];
-		r->nr_reclaimed = v[C_RECL];
-		r->complete = 1;
-		if (kind == AN_KSWAPD) {
-			t->kswapd = 1;
-			snprintf(t->name, sizeof(t->name), "kswapd-%u", t->tid);
-			t->kswapd_wakes++;
-			t->kswapd_awake_ns += r->duration_ns;
-			a->trace.kswapd_scanned += r->nr_scanned;
-			a->trace.kswapd_reclaimed += r->nr_reclaimed;
-		} else {
-			if (kind == AN_DIRECT)
-				t->direct++;
-			else
-				t->memcg++;
-			t->stall_ns += r->duration_ns;
-			a->trace.direct_scanned += r->nr_scanned;
-			a->trace.direct_reclaimed += r->nr_reclaimed;
-		}
-		t->scanned += r->nr_scanned;
-		t->reclaimed += r->nr_reclaimed;
-		a->trace.have = 1;
-		if (r->start_ns < first)
-			first = r->start_ns;
-		if (r->start_ns + r->duration_ns > last)
-			last = r->start_ns + r->duration_ns;
-		a->events++;
 	}
 	if (rc == 0 && lineno == 0)
 		rc = tsv_fail(err, errlen, "%s: line 1: empty file (no header)", path);
@@ -468,11 +503,7 @@ out:
 		analysis_free(a);
 		return -1;
 	}
-	a->first_ns = first == UINT64_MAX ? 0 : first;
-	if (last > a->first_ns) {
-		a->span_ns = last - a->first_ns;
-		snprintf(a->span_from, sizeof(a->span_from), "first to last reclaim record");
-	}
+	an_records_done(a);
 	return 0;
 }
 
@@ -525,14 +556,22 @@ void an_dist_of(const struct analysis *a, int kind, enum an_what what, struct an
 	free(v);
 }
 
+/* Nothing scanned has no efficiency (0/0 is not 100 %), and a session of
+ * no length no velocity: NAN, written "-" (text, TSV) or null (JSON). */
 static double eff(uint64_t reclaimed, uint64_t scanned)
 {
-	return scanned ? 100.0 * (double)reclaimed / (double)scanned : 100.0;
+	return scanned ? 100.0 * (double)reclaimed / (double)scanned : NAN;
 }
 
 static double velocity(uint64_t scanned, uint64_t span_ns)
 {
-	return span_ns ? (double)scanned * 1e9 / (double)span_ns : 0.0;
+	return span_ns ? (double)scanned * 1e9 / (double)span_ns : NAN;
+}
+
+static double direct_share(const struct an_flow *x)
+{
+	uint64_t tot = x->direct_scanned + x->kswapd_scanned;
+	return tot ? 100.0 * (double)x->direct_scanned / (double)tot : NAN;
 }
 
 /* Indices of complete reclaims, slowest first (ties: earlier first). */
@@ -654,7 +693,14 @@ static void print_text(FILE *f, const struct analysis *a, unsigned top, const ch
 	fprintf(f, "source: %s; %llu events; session %.3f s (%s)\n", a->source,
 		(unsigned long long)a->events, (double)a->span_ns / 1e9, a->span_from[0] ? a->span_from : "unknown");
 
-	fprintf(f, "\nReclaim latencies expressed as order-latency_in_ms\n");
+	/* trace-vmscan-postprocess.pl's order-latency pairs; a reclaim whose
+	 * order is not known (the replay's records carry none) shows its
+	 * latency alone, never a made-up order. */
+	int no_order = 0;
+	for (size_t r = 0; r < a->nr_rec; r++)
+		no_order |= a->rec[r].complete && a->rec[r].order < 0;
+	fprintf(f, "\nReclaim latencies expressed as order-latency_in_ms%s\n",
+		no_order ? " (latency_in_ms alone where the order is not known)" : "");
 	for (size_t i = 0; i < a->nr_tasks; i++) {
 		const struct an_task *t = &a->tasks[i];
 		int any = 0;
@@ -671,7 +717,10 @@ static void print_text(FILE *f, const struct analysis *a, unsigned top, const ch
 				continue;
 			if (col && col % 8 == 0)
 				fprintf(f, "\n%-24s", "");
-			fprintf(f, " %d-%.3f", x->order, (double)x->duration_ns / 1e6);
+			if (x->order < 0)
+				fprintf(f, " %.3f", (double)x->duration_ns / 1e6);
+			else
+				fprintf(f, " %d-%.3f", x->order, (double)x->duration_ns / 1e6);
 			col++;
 		}
 		fputc('\n', f);
@@ -767,13 +816,11 @@ static void print_text(FILE *f, const struct analysis *a, unsigned top, const ch
 				case 5: val = velocity(x->kswapd_scanned, a->span_ns); break;
 				case 6: val = eff(x->direct_reclaimed, x->direct_scanned); break;
 				case 7: val = velocity(x->direct_scanned, a->span_ns); break;
-				case 8: {
-					uint64_t tot = x->direct_scanned + x->kswapd_scanned;
-					val = tot ? 100.0 * (double)x->direct_scanned / (double)tot : 0;
-					break;
+				case 8: val = direct_share(x); break;
 				}
-				}
-				if (rows[r].pct == 0)
+				if (isnan(val))
+					snprintf(cell, sizeof(cell), "-");
+				else if (rows[r].pct == 0)
 					snprintf(cell, sizeof(cell), "%.0f", val);
 				else if (rows[r].pct == 1)
 					snprintf(cell, sizeof(cell), "%.2f%%", val);
@@ -838,6 +885,23 @@ static void tsv_line(FILE *f, const char *table, const char *row, const char *me
 	fputc('\n', f);
 }
 
+/* A ratio with nothing to divide by: "-" (one spelling of missing). */
+static void tsv_real(FILE *f, const char *table, const char *row, const char *metric, double v)
+{
+	if (isnan(v))
+		tsv_line(f, table, row, metric, "-");
+	else
+		tsv_line(f, table, row, metric, "%.4f", v);
+}
+
+static void jreal(FILE *f, const char *key, double v, const char *sep)
+{
+	if (isnan(v))
+		fprintf(f, "\"%s\": null%s", key, sep);
+	else
+		fprintf(f, "\"%s\": %.4f%s", key, v, sep);
+}
+
 /* A metric the input cannot tell is left out (TSV) or null (JSON). */
 #define TSV_DETAIL(f, a, table, row, metric, v) \
 	do { if ((a)->have_detail) tsv_line(f, table, row, metric, "%llu", (unsigned long long)(v)); } while (0)
@@ -877,17 +941,15 @@ static void print_tsv(FILE *f, const struct analysis *a, unsigned top)
 		const struct an_flow *x = fl[c];
 		if (!x->have)
 			continue;
-		uint64_t tot = x->direct_scanned + x->kswapd_scanned;
 		tsv_line(f, "efficiency", fln[c], "direct_pages_scanned", "%llu", (unsigned long long)x->direct_scanned);
 		tsv_line(f, "efficiency", fln[c], "direct_pages_reclaimed", "%llu", (unsigned long long)x->direct_reclaimed);
 		tsv_line(f, "efficiency", fln[c], "kswapd_pages_scanned", "%llu", (unsigned long long)x->kswapd_scanned);
 		tsv_line(f, "efficiency", fln[c], "kswapd_pages_reclaimed", "%llu", (unsigned long long)x->kswapd_reclaimed);
-		tsv_line(f, "efficiency", fln[c], "kswapd_efficiency_pct", "%.4f", eff(x->kswapd_reclaimed, x->kswapd_scanned));
-		tsv_line(f, "efficiency", fln[c], "kswapd_velocity", "%.4f", velocity(x->kswapd_scanned, a->span_ns));
-		tsv_line(f, "efficiency", fln[c], "direct_efficiency_pct", "%.4f", eff(x->direct_reclaimed, x->direct_scanned));
-		tsv_line(f, "efficiency", fln[c], "direct_velocity", "%.4f", velocity(x->direct_scanned, a->span_ns));
-		tsv_line(f, "efficiency", fln[c], "percentage_direct_scans", "%.4f",
-			 tot ? 100.0 * (double)x->direct_scanned / (double)tot : 0.0);
+		tsv_real(f, "efficiency", fln[c], "kswapd_efficiency_pct", eff(x->kswapd_reclaimed, x->kswapd_scanned));
+		tsv_real(f, "efficiency", fln[c], "kswapd_velocity", velocity(x->kswapd_scanned, a->span_ns));
+		tsv_real(f, "efficiency", fln[c], "direct_efficiency_pct", eff(x->direct_reclaimed, x->direct_scanned));
+		tsv_real(f, "efficiency", fln[c], "direct_velocity", velocity(x->direct_scanned, a->span_ns));
+		tsv_real(f, "efficiency", fln[c], "percentage_direct_scans", direct_share(x));
 	}
 	for (size_t i = 0; i < a->nr_tasks; i++) {
 		const struct an_task *t = &a->tasks[i];
@@ -999,17 +1061,15 @@ static void print_json(FILE *f, const struct analysis *a, unsigned top, const ch
 		const struct an_flow *x = fl[c];
 		if (!x->have)
 			continue;
-		uint64_t tot = x->direct_scanned + x->kswapd_scanned;
 		fprintf(f, "%s\"%s\": {\"direct_pages_scanned\": %llu, \"direct_pages_reclaimed\": %llu, "
-			"\"kswapd_pages_scanned\": %llu, \"kswapd_pages_reclaimed\": %llu, "
-			"\"kswapd_efficiency_pct\": %.4f, \"kswapd_velocity\": %.4f, "
-			"\"direct_efficiency_pct\": %.4f, \"direct_velocity\": %.4f, "
-			"\"percentage_direct_scans\": %.4f}", first ? "" : ", ", fln[c],
+			"\"kswapd_pages_scanned\": %llu, \"kswapd_pages_reclaimed\": %llu, ", first ? "" : ", ", fln[c],
 			(unsigned long long)x->direct_scanned, (unsigned long long)x->direct_reclaimed,
-			(unsigned long long)x->kswapd_scanned, (unsigned long long)x->kswapd_reclaimed,
-			eff(x->kswapd_reclaimed, x->kswapd_scanned), velocity(x->kswapd_scanned, a->span_ns),
-			eff(x->direct_reclaimed, x->direct_scanned), velocity(x->direct_scanned, a->span_ns),
-			tot ? 100.0 * (double)x->direct_scanned / (double)tot : 0.0);
+			(unsigned long long)x->kswapd_scanned, (unsigned long long)x->kswapd_reclaimed);
+		jreal(f, "kswapd_efficiency_pct", eff(x->kswapd_reclaimed, x->kswapd_scanned), ", ");
+		jreal(f, "kswapd_velocity", velocity(x->kswapd_scanned, a->span_ns), ", ");
+		jreal(f, "direct_efficiency_pct", eff(x->direct_reclaimed, x->direct_scanned), ", ");
+		jreal(f, "direct_velocity", velocity(x->direct_scanned, a->span_ns), ", ");
+		jreal(f, "percentage_direct_scans", direct_share(x), "}");
 		first = 0;
 	}
 	fprintf(f, "},\n \"processes\": [");

@@ -96,6 +96,7 @@ struct analysis {
 	int have_vm;
 	uint64_t vm[VMR_NR_VMSTAT];    /* last − first snapshot */
 	uint64_t events;
+	uint64_t last_end_ns;          /* an_add_record: the latest end so far */
 };
 
 /* From a .vmr's ground truth.  0, or -1 with err set. */
@@ -103,6 +104,15 @@ int analyze_vmr(const struct vmr *v, struct analysis *a, char *err, size_t errle
 /* From `vmreplay run --events` TSV.  0, or -1 with "FILE: line N: field F: why". */
 int analyze_tsv(const char *path, struct analysis *a, char *err, size_t errlen);
 void analysis_free(struct analysis *a);
+
+/* A replay's reclaim records one by one (analyze_tsv reads them so; compare
+ * takes them from its replay in-process): begin, add each (TID 0 and comm
+ * "-" for kswapd's; COMM the task's name or "-"; PRIO -1 if unknown), done.
+ * an_add_record: 0, or -1 out of memory. */
+void an_records_begin(struct analysis *a);
+int an_add_record(struct analysis *a, uint64_t start, uint64_t dur, int kind, uint32_t tid, int prio,
+		  uint64_t scanned, uint64_t reclaimed, const char *comm);
+void an_records_done(struct analysis *a);
 
 /* Distribution of one quantity over the reclaims of KIND (-1: all). */
 enum an_what { AN_LATENCY, AN_SCANNED, AN_RECLAIMED };

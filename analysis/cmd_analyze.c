@@ -4,6 +4,7 @@
 #include "cli.h"
 #include "input.h"
 #include "ingest/ingest.h"
+#include "ingest/tracedat.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -26,8 +27,9 @@ static const char usage[] =
 	"scanned) and velocity (scanned per second) as mmtests derives them.\n"
 	"\n"
 	"INPUT is a captured trace directory (LTTng kernel domain or the tracefs\n"
-	"bridge; ingested through the cache), its .vmr, or the replay's own\n"
-	"reclaim records (`vmreplay run --events FILE`, TSV).\n"
+	"bridge; ingested through the cache), a `trace-cmd record` file, its\n"
+	".vmr, or the replay's own reclaim records (`vmreplay run --events\n"
+	"FILE`, TSV).\n"
 	"\n"
 	"  -n, --slowest N     how many slowest reclaims to list (default 20)\n"
 	"  -f, --format FMT    text (default), tsv (table, row, metric, value) or json\n"
@@ -92,7 +94,7 @@ int cmd_analyze(int argc, char **argv)
 	if (stat(input, &st) != 0)
 		return cli_error(EXIT_FAIL, "analyze", "%s: %s", input, strerror(errno));
 	struct analysis a;
-	if (S_ISDIR(st.st_mode) || is_vmr(input)) {
+	if (S_ISDIR(st.st_mode) || is_vmr(input) || tracedat_is(input)) {
 		struct vmr v;
 		if (ingest_open_input(input, &v, path, sizeof(path), progress, err, sizeof(err)) != 0)
 			return cli_error(EXIT_FAIL, "analyze", "%s", err);

@@ -6,40 +6,43 @@
  * kernel's reclaim events of the workload, the cgroup's memory.stat, or
  * /proc/vmstat — whichever is the most specific the trace has, per
  * counter) and the reclaims themselves (analyze.h).  The replay's side is
- * `vmreplay run --policy P -f tsv --events FILE` on the same trace: its
- * counters carry /proc/vmstat names (analysis/RESULTS.md), its records
- * the same reclaim fields.  Any policy `run` knows can be compared; extra
- * options after `--` go to `run` unchanged.
+ * `vmreplay run --policy P` on the same trace, run in this process
+ * (run_main with a hook): its counters as report.c names them (the
+ * /proc/vmstat names, analysis/RESULTS.md) and its reclaim records, taken
+ * from the engine, not from files.  Any kernel policy can be compared
+ * (lru has no reclaim); options after `--` are run's, parsed by run.
  */
 #include "analyze.h"
 #include "atomic.h"
 #include "cli.h"
 #include "ingest/ingest.h"
 #include "kcounter.h"
+#include "mm/policy.h"
+#include "records/records.h"
+#include "records/report.h"
 #include "result.h"
+#include "run.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 int cmd_compare(int argc, char **argv);
 
 static const char usage[] =
 	"usage: vmreplay compare --policy NAME [options] TRACE [-- RUN-OPTIONS...]\n"
 	"\n"
-	"Replays TRACE (a captured session: a trace directory or its .vmr) with\n"
-	"`vmreplay run --policy NAME` and prints, per counter, what the kernel\n"
-	"did against what the simulation did with the relative error\n"
-	"(simulation - kernel) / kernel, then the distributions of reclaim\n"
-	"latency, pages scanned and pages reclaimed per reclaim, side by side.\n"
+	"Replays TRACE (a captured session: a trace directory or its .vmr) as\n"
+	"`vmreplay run --policy NAME` would, in this process, and prints, per\n"
+	"counter, what the kernel did against what the simulation did with the\n"
+	"relative error (simulation - kernel) / kernel, then the distributions\n"
+	"of reclaim latency, pages scanned and pages reclaimed per reclaim,\n"
+	"side by side.\n"
 	"\n"
-	"  -p, --policy NAME     the policy to replay (vmreplay run --list-policies)\n"
+	"  -p, --policy NAME     the kernel policy to replay (vmreplay run --list-policies)\n"
 	"  -s, --swappiness N    the replay's swappiness (default: the capture's)\n"
 	"  -f, --format FMT      text (default), tsv or json\n"
 	"  -o, --out FILE        write there (whole or not at all) instead of stdout\n"
@@ -68,75 +71,49 @@ static const char *const counters[] = {
 };
 #define NR_COUNTERS (sizeof(counters) / sizeof(counters[0]))
 
-/* Runs `vmreplay run` (this very binary); 0, or -1 with its message. */
-static int run_replay(char *const argv[], char *err, size_t errlen)
-{
-	int p[2];
-	if (pipe2(p, O_CLOEXEC) != 0) {
-		snprintf(err, errlen, "pipe: %s", strerror(errno));
-		return -1;
-	}
-	pid_t pid = fork();
-	if (pid < 0) {
-		snprintf(err, errlen, "fork: %s", strerror(errno));
-		return -1;
-	}
-	if (pid == 0) {
-		dup2(p[1], 2);
-		int devnull = open("/dev/null", O_WRONLY);
-		if (devnull >= 0)
-			dup2(devnull, 1);
-		execv("/proc/self/exe", argv);
-		fprintf(stderr, "cannot run vmreplay: %s\n", strerror(errno));
-		_exit(127);
-	}
-	close(p[1]);
-	char buf[2048];
-	size_t n = 0;
-	ssize_t k;
-	while ((k = read(p[0], buf + n, sizeof(buf) - 1 - n)) > 0 && n + 1 < sizeof(buf))
-		n += (size_t)k;
-	buf[n] = '\0';
-	close(p[0]);
-	int st;
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
-	if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
-		return 0;
-	buf[strcspn(buf, "\n")] = '\0';
-	snprintf(err, errlen, "the replay failed: %.900s", buf[0] ? buf : "no message");
-	return -1;
-}
+/* The replay, handed over by run_main: its counters as a result and its
+ * reclaim records as an analysis, as compare reads them. */
+struct replay_out {
+	struct result res;
+	struct analysis sa;
+	int swappiness;
+};
 
-/* Does `vmreplay run` give POLICY a swappiness?  -1: unknown policy. */
-static int takes_swappiness(const char *policy)
+static int take_replay(const struct engine *e, const struct engine_params *p, void *arg)
 {
-	int p[2];
-	if (pipe(p) != 0)
-		return 0;
-	pid_t pid = fork();
-	if (pid == 0) {
-		dup2(p[1], 1);
-		close(p[0]);
-		execl("/proc/self/exe", "vmreplay", "run", "--list-policies", (char *)NULL);
-		_exit(127);
+	struct replay_out *o = arg;
+	const char *names[REPORT_MAX_METRICS];
+	double values[REPORT_MAX_METRICS];
+	int n = report_metrics(e, names, values, REPORT_MAX_METRICS);
+	o->swappiness = p->swappiness;
+	o->res.metric = calloc((size_t)n + 1, sizeof(*o->res.metric));
+	o->res.value = calloc((size_t)n + 1, sizeof(*o->res.value));
+	if (!o->res.metric || !o->res.value)
+		goto oom;
+	for (int i = 0; i < n; i++) {
+		if (!isfinite(values[i]))
+			continue;                  /* a result has only finite values */
+		if (!(o->res.metric[o->res.nr_metrics] = strdup(names[i])))
+			goto oom;
+		o->res.value[o->res.nr_metrics++] = values[i];
 	}
-	close(p[1]);
-	char buf[4096];
-	size_t n = 0;
-	ssize_t k;
-	while (pid > 0 && (k = read(p[0], buf + n, sizeof(buf) - 1 - n)) > 0 && n + 1 < sizeof(buf))
-		n += (size_t)k;
-	buf[n] = '\0';
-	close(p[0]);
-	if (pid > 0)
-		waitpid(pid, NULL, 0);
-	for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n")) {
-		char name[128], sw[8];
-		if (sscanf(line, "%127[^\t]\t%7[^\t]", name, sw) == 2 && strcmp(name, policy) == 0)
-			return strcmp(sw, "yes") == 0;
+	/* The records, kind by kind as the --events TSV names them. */
+	static const int kind_of[] = { [RECLAIM_DIRECT] = AN_DIRECT, [RECLAIM_KSWAPD] = AN_KSWAPD,
+				       [RECLAIM_MEMCG] = AN_MEMCG };
+	an_records_begin(&o->sa);
+	for (uint64_t i = 0; i < e->records.nr; i++) {
+		const struct reclaim_record *r = &e->records.all[i];
+		const struct vmr_task *vt = r->task != UINT32_MAX ? &e->v->tasks[r->task] : NULL;
+		char comm[17];
+		snprintf(comm, sizeof(comm), "%.16s", vt ? (vt->comm[0] ? vt->comm : "-") : "kswapd0");
+		if (an_add_record(&o->sa, r->start, r->duration, kind_of[r->kind], vt ? vt->tid : 0, r->priority,
+				  r->nr_scanned, r->nr_reclaimed, comm) != 0)
+			goto oom;
 	}
-	return -1;
+	an_records_done(&o->sa);
+	return EXIT_OK;
+oom:
+	return cli_error(EXIT_FAIL, "compare", "out of memory");
 }
 
 /* (sim - kernel) / kernel; NAN when the kernel's value is 0 and the
@@ -161,10 +138,17 @@ static void capture_swap(const struct vmr *v, char *spec, size_t len)
 	if (!vmr_meta_get(v, "swap_kind", kind, sizeof(kind)) ||
 	    !vmr_meta_get(v, "swap_size", size, sizeof(size)) || atoll(size) <= 0)
 		return;
+	/* In MiB where it is whole MiB: the spec is also what the text shows. */
+	unsigned long long bytes = strtoull(size, NULL, 10);
+	char sz[32];
+	if (bytes % (1ull << 20) == 0)
+		snprintf(sz, sizeof(sz), "%lluM", bytes >> 20);
+	else
+		snprintf(sz, sizeof(sz), "%llu", bytes);
 	if (strcmp(kind, "zram") == 0)
-		snprintf(spec, len, "zram,size=%s", size);
+		snprintf(spec, len, "zram,size=%s", sz);
 	else if (strcmp(kind, "file") == 0 || strcmp(kind, "device") == 0)
-		snprintf(spec, len, "ssd,size=%s", size);
+		snprintf(spec, len, "ssd,size=%s", sz);
 }
 
 static void print(FILE *f, int fmt, const char *input, const char *policy, int swappiness,
@@ -205,20 +189,23 @@ static void print(FILE *f, int fmt, const char *input, const char *policy, int s
 		const double *sv = result_metric(res, counters[i]);
 		double err = k.have && sv ? rel_error(k.v, *sv) : NAN;
 		char kb[32], sb[32], eb[32];
-		snprintf(kb, sizeof(kb), k.have ? "%.0f" : "absent", k.v);
+		/* A value the trace or the replay does not have, and the
+		 * relative error of a kernel's 0, are missing: "-" (null in
+		 * JSON), one spelling in every format. */
+		snprintf(kb, sizeof(kb), k.have ? "%.0f" : "-", k.v);
 		if (sv)
 			snprintf(sb, sizeof(sb), "%.0f", *sv);
 		else
-			snprintf(sb, sizeof(sb), "absent");
+			snprintf(sb, sizeof(sb), "-");
 		if (isnan(err))
-			snprintf(eb, sizeof(eb), "%s", k.have && sv ? "inf" : "-");
+			snprintf(eb, sizeof(eb), "-");
 		else
 			snprintf(eb, sizeof(eb), fmt == 0 ? "%+.1f%%" : "%.6f", fmt == 0 ? 100 * err : err);
 		if (fmt == 0) {
 			fprintf(f, "%-26s %14s %14s %10s  %s\n", counters[i], kb, sb, eb, k.have ? k.source : "-");
 		} else if (fmt == 1) {
-			fprintf(f, "counter\t%s\t-\t%s\t%s\t%s\t%s\n", counters[i], k.have ? kb : "", sv ? sb : "",
-				isnan(err) ? "" : eb, k.have ? k.source : "");
+			fprintf(f, "counter\t%s\t-\t%s\t%s\t%s\t%s\n", counters[i], kb, sb, eb,
+				k.have ? k.source : "-");
 		} else {
 			fprintf(f, "%s\n  {\"name\": \"%s\", \"kernel\": ", i ? "," : "", counters[i]);
 			if (k.have) fprintf(f, "%.0f", k.v); else fprintf(f, "null");
@@ -261,7 +248,9 @@ static void print(FILE *f, int fmt, const char *input, const char *policy, int s
 					double e = rel_error(kv[x], sv[x]);
 					fprintf(f, "distribution\t%s_%s\t%s\t%.6g\t%.6g\t", an_kind_names[kind],
 						what_names[w], stat[x], kv[x], sv[x]);
-					if (!isnan(e))
+					if (isnan(e))
+						fputc('-', f);
+					else
 						fprintf(f, "%.6f", e);
 					fprintf(f, "\t%s\n", "events");
 				}
@@ -336,8 +325,10 @@ int cmd_compare(int argc, char **argv)
 				 "after --", argv[optind]);
 	if (!policy)
 		return cli_error(EXIT_USAGE, "compare", "--policy is required (see vmreplay run --list-policies)");
-	int sw = takes_swappiness(policy);
-	if (sw < 0)
+	if (strcmp(policy, "lru") == 0)
+		return cli_error(EXIT_USAGE, "compare", "--policy: lru has no reclaim to compare with the "
+				 "kernel's; give a kernel policy (see vmreplay run --list-policies)");
+	if (!policy_find(policy))
 		return cli_error(EXIT_USAGE, "compare", "--policy: unknown policy '%s' (see vmreplay run "
 				 "--list-policies)", policy);
 
@@ -351,7 +342,7 @@ int cmd_compare(int argc, char **argv)
 				 "snapshots: nothing to compare with (capture it with vmreplay capture)", input);
 	}
 	char buf[64];
-	if (sw && swappiness < 0 && vmr_meta_get(&v, "swappiness", buf, sizeof(buf)) && atoi(buf) >= 0)
+	if (swappiness < 0 && vmr_meta_get(&v, "swappiness", buf, sizeof(buf)) && atoi(buf) >= 0)
 		swappiness = atoi(buf);
 	struct analysis ka;
 	if (analyze_vmr(&v, &ka, err, sizeof(err)) != 0) {
@@ -359,70 +350,57 @@ int cmd_compare(int argc, char **argv)
 		return cli_error(EXIT_FAIL, "compare", "%s", err);
 	}
 
-	/* The replay, into temporary files. */
-	char dir[] = "/tmp/vmreplay-compare.XXXXXX";
-	if (!mkdtemp(dir)) {
+	/* The replay, in this process: run's own options and defaults
+	 * (run_main), its replay handed to take_replay instead of reported. */
+	char swb[16], swap[64] = "";
+	snprintf(swb, sizeof(swb), "%d", swappiness);
+	char **rargv = calloc((size_t)nextra + 10, sizeof(*rargv));
+	if (!rargv) {
 		analysis_free(&ka);
 		vmr_close(&v);
-		return cli_error(EXIT_FAIL, "compare", "mkdtemp: %s", strerror(errno));
+		return cli_error(EXIT_FAIL, "compare", "out of memory");
 	}
-	char rpath[64], epath[64], swb[16], swap[64] = "";
-	snprintf(rpath, sizeof(rpath), "%s/result.tsv", dir);
-	snprintf(epath, sizeof(epath), "%s/events.tsv", dir);
-	snprintf(swb, sizeof(swb), "%d", swappiness);
-	char **rargv = calloc((size_t)nextra + 20, sizeof(*rargv));
 	int n = 0;
-	rargv[n++] = "vmreplay";
 	rargv[n++] = "run";
 	rargv[n++] = "-q";
 	rargv[n++] = "--policy";
 	rargv[n++] = (char *)policy;
-	rargv[n++] = "-f";
-	rargv[n++] = "tsv";
-	rargv[n++] = "-o";
-	rargv[n++] = rpath;
-	if (sw) {
-		rargv[n++] = "--events";
-		rargv[n++] = epath;
-		if (swappiness >= 0) {
-			rargv[n++] = "--swappiness";
-			rargv[n++] = swb;
-		}
-		int own_swap = 0;
-		for (int i = 0; i < nextra; i++)
-			own_swap |= strncmp(extra[i], "--swap", 6) == 0 && strncmp(extra[i], "--swappiness", 12) != 0;
-		if (!own_swap)
-			capture_swap(&v, swap, sizeof(swap));
-		if (*swap) {
-			rargv[n++] = "--swap";
-			rargv[n++] = swap;
-		}
+	if (swappiness >= 0) {
+		rargv[n++] = "--swappiness";
+		rargv[n++] = swb;
+	}
+	int own_swap = 0;
+	for (int i = 0; i < nextra; i++)
+		own_swap |= strncmp(extra[i], "--swap", 6) == 0 && strncmp(extra[i], "--swappiness", 12) != 0;
+	if (!own_swap)
+		capture_swap(&v, swap, sizeof(swap));
+	if (*swap) {
+		rargv[n++] = "--swap";
+		rargv[n++] = swap;
 	}
 	for (int i = 0; i < nextra; i++)
 		rargv[n++] = extra[i];
 	rargv[n++] = path;
 	rargv[n] = NULL;
-	int rc = run_replay(rargv, err, sizeof(err));
+	struct replay_out ro = { .swappiness = -1 };
+	struct run_hook hook = { take_replay, &ro };
+	optind = 0;                        /* run_main parses from the start */
+	int rc = run_main(n, rargv, &hook);
 	free(rargv);
-	struct result res = { 0 };
-	struct analysis sa = { 0 };
-	if (rc == 0)
-		rc = result_read(rpath, &res, err, sizeof(err));
-	if (rc == 0 && sw)
-		rc = analyze_tsv(epath, &sa, err, sizeof(err));
-	else if (rc == 0)
-		sa.simulated = 1;
-	unlink(rpath);
-	unlink(epath);
-	rmdir(dir);
-	if (rc != 0) {
+	if (rc != EXIT_OK) {
+		/* run_main said why on stderr, as `vmreplay run` would */
+		result_free(&ro.res);
+		analysis_free(&ro.sa);
 		analysis_free(&ka);
 		vmr_close(&v);
-		return cli_error(EXIT_FAIL, "compare", "%s", err);
+		return rc;
 	}
+	struct result res = ro.res;
+	struct analysis sa = ro.sa;
+	swappiness = ro.swappiness;
 	struct atomic_file af;
 	if (atomic_open(&af, out, err, sizeof(err)) == 0) {
-		print(af.fp, fmt, input, policy, sw ? swappiness : -1, swap, &v, &ka, &sa, &res);
+		print(af.fp, fmt, input, policy, swappiness, swap, &v, &ka, &sa, &res);
 		rc = atomic_commit(&af, err, sizeof(err));
 	} else {
 		rc = -1;

@@ -6,11 +6,12 @@
 #include <math.h>
 #include <stdio.h>
 
-/* gnuplot reads "NaN" as a missing point; %.17g round-trips a double. */
+/* "-": not defined (one spelling of missing in every TSV); %.17g
+ * round-trips a double, for readers that recompute. */
 static void num(FILE *f, double v)
 {
 	if (isnan(v) || isinf(v))
-		fputs("\tNaN", f);
+		fputs("\t-", f);
 	else
 		fprintf(f, "\t%.17g", v);
 }

@@ -82,16 +82,42 @@ int cli_finish_stdout(const char *cmd, int rc)
 	return rc == EXIT_OK ? EXIT_FAIL : rc;
 }
 
+/* The length of the well-formed UTF-8 sequence at S (RFC 3629: no
+ * overlong forms, no surrogates, nothing above U+10FFFF), or 0. */
+static size_t utf8_seq(const unsigned char *s)
+{
+	unsigned char c = s[0];
+	size_t n = c < 0x80 ? 1 : c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3
+		 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+	for (size_t i = 1; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	if ((c == 0xe0 && s[1] < 0xa0) || (c == 0xed && s[1] > 0x9f) ||
+	    (c == 0xf0 && s[1] < 0x90) || (c == 0xf4 && s[1] > 0x8f))
+		return 0;
+	return n;
+}
+
+/* Always valid JSON (RFC 8259), whatever the bytes: a task's comm or a
+ * path from a trace need not be UTF-8, so a byte that starts no
+ * well-formed sequence becomes U+FFFD, as a decoder would show it. */
 void cli_json_str(FILE *f, const char *s)
 {
+	const unsigned char *p = (const unsigned char *)s;
 	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fprintf(f, "\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			fprintf(f, "\\u%04x", *s);
-		else
-			fputc(*s, f);
+	while (*p) {
+		size_t n = utf8_seq(p);
+		if (n == 0) {
+			fputs("\\ufffd", f);
+			p++;
+		} else if (*p == '"' || *p == '\\') {
+			fprintf(f, "\\%c", *p++);
+		} else if (*p < 0x20) {
+			fprintf(f, "\\u%04x", *p++);
+		} else {
+			fwrite(p, 1, n, f);
+			p += n;
+		}
 	}
 	fputc('"', f);
 }

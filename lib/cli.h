@@ -38,7 +38,8 @@ int cli_parse_size(const char *s, uint64_t *bytes);
 /* Parses a whole number in [min, max]; -1 if bad. */
 int cli_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 
-/* Writes S as a JSON string (quotes, escapes) to F. */
+/* Writes S as a JSON string (quotes, escapes) to F: valid UTF-8 always,
+ * invalid bytes as U+FFFD. */
 void cli_json_str(FILE *f, const char *s);
 
 #endif

@@ -27,17 +27,19 @@ void progress_set_total(struct progress *p, uint64_t total)
 	p->total = total;
 }
 
+/* Each line overwrites the last from its start and clears what is left
+ * of it (ESC [ K), so a shorter line never shows the end of a longer one. */
 static void draw(struct progress *p, uint64_t done, double t)
 {
 	double el = t - p->start, rate = el > 0 ? done / el : 0;
 	if (p->total) {
 		double frac = (double)done / p->total;
 		double eta = rate > 0 && done < p->total ? (p->total - done) / rate : 0;
-		fprintf(stderr, "\r%s: %llu/%llu %s (%.0f%%), %.0f/s, ETA %.0f s   ", p->what,
+		fprintf(stderr, "\r%s: %llu/%llu %s (%.0f%%), %.0f/s, ETA %.0f s\033[K", p->what,
 			(unsigned long long)done, (unsigned long long)p->total, p->unit, 100 * frac,
 			rate, eta);
 	} else {
-		fprintf(stderr, "\r%s: %llu %s, %.0f/s, %.1f s   ", p->what,
+		fprintf(stderr, "\r%s: %llu %s, %.0f/s, %.1f s\033[K", p->what,
 			(unsigned long long)done, p->unit, rate, el);
 	}
 }

@@ -55,6 +55,43 @@ static int find_scripts(char *buf, size_t len)
 	return paths_data("plots", "swappiness.gp", buf, len);
 }
 
+/* Every --metric a metric of the sweep, --at one of its swappiness
+ * values; else a usage error naming what the sweep has.  0 or -1. */
+static int check_request(const struct stats *st, const struct plot_opts *po, int user_metrics)
+{
+	char have[1024];
+	size_t n = 0;
+	for (size_t i = 0; user_metrics && i < po->nr_metrics; i++) {
+		size_t m = 0;
+		while (m < st->nr_metrics && strcmp(st->metrics[m], po->metrics[i]) != 0)
+			m++;
+		if (m < st->nr_metrics)
+			continue;
+		for (size_t k = 0; k < st->nr_metrics && n < sizeof(have); k++)
+			n += (size_t)snprintf(have + n, sizeof(have) - n, "%s%s", k ? " " : "", st->metrics[k]);
+		cli_error(EXIT_USAGE, "plot", "--metric: the sweep has no metric '%s' (it has: %s)",
+			  po->metrics[i], n ? have : "none");
+		return -1;
+	}
+	if (po->cdf_swappiness < 0)
+		return 0;
+	int seen[201] = { 0 }, found = 0;
+	for (size_t g = 0; g < st->nr_groups; g++) {
+		int sw = st->groups[g].swappiness;
+		if (sw >= 0 && sw <= 200)
+			seen[sw] = 1;
+		found |= sw == po->cdf_swappiness;
+	}
+	if (found)
+		return 0;
+	for (int sw = 0; sw <= 200 && n < sizeof(have); sw++)
+		if (seen[sw])
+			n += (size_t)snprintf(have + n, sizeof(have) - n, "%s%d", n ? ", " : "", sw);
+	cli_error(EXIT_USAGE, "plot", "--at: the sweep has no swappiness %d (it has: %s)", po->cdf_swappiness,
+		  n ? have : "none");
+	return -1;
+}
+
 int cmd_plot(int argc, char **argv)
 {
 	enum { OPT_AT = 256, OPT_SCRIPTS, OPT_CONF, OPT_ALPHA, OPT_PARTIAL, OPT_RELATIVE };
@@ -151,6 +188,12 @@ int cmd_plot(int argc, char **argv)
 	struct stats st;
 	if (stats_gather(po.dirs, po.nr_dirs, &so, &st, err, sizeof(err)) != 0) {
 		rc = cli_error(EXIT_FAIL, "plot", "%s", err);
+		goto out;
+	}
+	/* What the user asked for that the sweep does not have is a usage
+	 * error, not a figure silently missing. */
+	if (check_request(&st, &po, nm != 0) != 0) {
+		stats_free(&st);
 		goto out;
 	}
 	struct figure_list figs;

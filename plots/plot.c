@@ -331,6 +331,16 @@ struct policies {
 	size_t n;
 };
 
+/* The figures' data: ten significant digits (no 6050.8000000000002),
+ * "-" for a value that is not there (an sd of one run, no test). */
+static void put_real(FILE *f, double v)
+{
+	if (isfinite(v))
+		fprintf(f, "\t%.10g", v);
+	else
+		fputs("\t-", f);
+}
+
 static size_t policy_colour(const struct policies *p, const char *name)
 {
 	for (size_t i = 0; i < p->n; i++)
@@ -371,7 +381,7 @@ static int write_metric_data(const struct stats *st, const struct stats_group *c
 		atomic_abort(&af);
 		return fail(err, errlen, "out of memory");
 	}
-	fprintf(af.fp, "# %s versus swappiness; one block per policy\n"
+	fprintf(af.fp, "# %s versus swappiness; one block per policy; - where a value is not there\n"
 		"# swappiness\tmean\tci_low\tci_high\tn\tsd\tsignificant\tp_holm\tpolicy\tbaseline\t"
 		"change_pct\tchange_ci_low_pct\tchange_ci_high_pct\n", st->metrics[m]);
 	memset(md, 0, sizeof(*md));
@@ -401,14 +411,20 @@ static int write_metric_data(const struct stats *st, const struct stats_group *c
 			       phi = bm > 0 ? 100 * r->diff_hi / bm : NAN;
 			if (isnan(plo))
 				plo = phi = pct;
-			fprintf(af.fp, "%d\t%.17g\t%.17g\t%.17g\t%zu\t%.17g\t%d\t%.17g\t%s\t%s",
-				st->groups[r->group].swappiness, r->mean, lo, hi, r->n, r->sd,
-				r->significant, r->p_holm, all->name[p],
+			fprintf(af.fp, "%d", st->groups[r->group].swappiness);
+			put_real(af.fp, r->mean);
+			put_real(af.fp, lo);
+			put_real(af.fp, hi);
+			fprintf(af.fp, "\t%zu", r->n);
+			put_real(af.fp, r->sd);
+			fprintf(af.fp, "\t%d", r->significant);
+			put_real(af.fp, r->p_holm);
+			fprintf(af.fp, "\t%s\t%s", all->name[p],
 				r->base >= 0 ? st->groups[st->rows[r->base].group].policy : "-");
-			/* gnuplot reads "NaN" as a missing point */
+			/* swappiness.gp reads "-" as an undefined point (NaN) */
 			const double ch[3] = { pct, plo, phi };
 			for (int k = 0; k < 3; k++)
-				fprintf(af.fp, isfinite(ch[k]) ? "\t%.10g" : "\tNaN", ch[k]);
+				put_real(af.fp, ch[k]);
 			md->has_change[md->nr_blocks - 1] |= isfinite(pct);
 			fputc('\n', af.fp);
 			md->nonzero |= r->mean != 0;
@@ -757,7 +773,7 @@ static int write_kernel(const struct kernel_points *kp, const struct stats_group
 		const struct kernel_capture *x = &kp->c[i];
 		if (!kernel_points_match(x, c) || isnan(x->value[k]))
 			continue;
-		fprintf(af.fp, "%d\t%.17g\t%s\n", x->swappiness, x->value[k], x->name);
+		fprintf(af.fp, "%d\t%.10g\t%s\n", x->swappiness, x->value[k], x->name);
 		snprintf(kind, klen, "%s", x->lru_kind);
 		*max = fmax(*max, x->value[k]);
 	}
@@ -1071,7 +1087,7 @@ static int memory_figure(const struct stats *st, const char *out, struct jobs *j
 			fprintf(af.fp, "%s %s", g->trace, g->policy);
 		else
 			fputs(g->trace, af.fp);
-		fprintf(af.fp, "\t%s\t%" PRIu64 "\t%.17g\t%.17g\t%zu\n", g->policy, g->memory_limit,
+		fprintf(af.fp, "\t%s\t%" PRIu64 "\t%.10g\t%.10g\t%zu\n", g->policy, g->memory_limit,
 			g->memory_limit / 1048576.0, r->mean, r->n);
 		rows++;
 	}

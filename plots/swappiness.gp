@@ -77,6 +77,8 @@ set offsets 0, 0, graph 0.1, 0
 # figure's title carries the condition and the note.  In a panel the
 # variant has its colour (its title too) and the baseline is grey and
 # dashed, so the panel needs no key over or beside its data.
+# A "-" in the data is a value that is not there: undefined, as NaN.
+num(c) = strcol(c) eq "-" ? NaN : column(c)
 plotcmd = 'set multiplot layout nrows, ncols title esc(metric . (subtitle ne "" ? ", " . subtitle : "") . (note ne "" ? "\n" . note : "")) font ",9"; \
 set xlabel "swappiness" font ",8"; set ylabel esc(relative ? "change from baseline (%)" : ylabel) font ",8"; \
 if (single) { set key below center horizontal samplen 2 font ",8" } else { unset key }; \
@@ -89,8 +91,8 @@ do for [k = 1:npanels] { \
          for [i = 1:npol] datafile index (i - 1) using 1:($4 * scale):($7 > 0 ? "*" : "") with labels offset 0, 0.5 tc rgb colour(col(i)) notitle, \
          for [j = 1:(kernel_in(k) ? 1 : 0)] kernelfile using 1:($2 * scale) with points pt 2 ps 1.3 lw 2 lc rgb "black" title "kernel (captured)" \
   } else { if (relative && b > 0) { \
-    plot datafile index (v - 1) using 1:11:12:13 with @curve lw 1.5 pt pointtype(col(v)) ps 0.7 lc rgb colour(col(v)) title esc(word(policies, v)), \
-         datafile index (v - 1) using 1:13:($7 > 0 ? "*" : "") with labels offset 0, 0.5 tc rgb colour(col(v)) notitle \
+    plot datafile index (v - 1) using 1:(num(11)):(num(12)):(num(13)) with @curve lw 1.5 pt pointtype(col(v)) ps 0.7 lc rgb colour(col(v)) title esc(word(policies, v)), \
+         datafile index (v - 1) using 1:(num(13)):($7 > 0 ? "*" : "") with labels offset 0, 0.5 tc rgb colour(col(v)) notitle \
   } else { \
     plot for [j = 1:(b > 0 ? 1 : 0)] datafile index (b - 1) using ($1 - dodge):($2 * scale):($3 * scale):($4 * scale) with @curve lw 1.2 dt 2 pt 6 ps 0.6 lc rgb "#808080" title esc(word(policies, b)), \
          datafile index (v - 1) using ($1 + dodge):($2 * scale):($3 * scale):($4 * scale) with @curve lw 1.5 pt pointtype(col(v)) ps 0.7 lc rgb colour(col(v)) title esc(word(policies, v)), \

@@ -153,14 +153,38 @@ static int side_output(const char *path, const struct engine *e,
 	return 0;
 }
 
+/* All-zero reclaim counters usually mean a setup that never pressed on
+ * memory (a capture's default limit, a big node), not a policy that did
+ * well: say so, with the trace's footprint beside the memory it had. */
+static void warn_no_reclaim(const struct engine *e, const struct vmr *v, const struct report_identity *id)
+{
+	if (e->vm[VM_pgscan_anon] + e->vm[VM_pgscan_file] != 0)
+		return;
+	char buf[32];
+	uint64_t page = vmr_meta_get(v, "page_size", buf, sizeof(buf)) ? strtoull(buf, NULL, 10) : 4096;
+	double mib = 1024.0 * 1024.0;
+	double foot = (double)v->hdr->nr_pages * (double)(page ? page : 4096) / mib;
+	if (id->memory_limit)
+		fprintf(stderr, "vmreplay run: warning: the replay saw no reclaim: the trace's footprint, "
+			"%.1f MiB (%llu pages), fits in its %.1f MiB memory cgroup limit (node %.1f MiB); "
+			"try a smaller --memory-limit\n", foot, (unsigned long long)v->hdr->nr_pages,
+			(double)id->memory_limit / mib, (double)id->node_memory / mib);
+	else
+		fprintf(stderr, "vmreplay run: warning: the replay saw no reclaim: the trace's footprint, "
+			"%.1f MiB (%llu pages), fits in the node's %.1f MiB (no memory cgroup limit); "
+			"try --memory-limit or a smaller --node-memory\n", foot,
+			(unsigned long long)v->hdr->nr_pages, (double)id->node_memory / mib);
+}
+
 static int run_kernel(const struct reclaim_policy *pol, struct kernel_opts *k,
-		      const char *input, const char *out, enum fmt fmt, int progress)
+		      const char *input, const char *out, enum fmt fmt, int progress,
+		      const struct run_hook *hook)
 {
 	struct run_request *req = &k->req;
 	uint64_t v64;
 	req->policy = pol;
 	req->progress = progress;
-	req->keep_records = k->events != NULL;
+	req->keep_records = k->events != NULL || hook;     /* compare reads them */
 	req->swappiness = -1;
 	req->seed = 1;
 	if (k->swappiness) {
@@ -226,6 +250,16 @@ static int run_kernel(const struct reclaim_policy *pol, struct kernel_opts *k,
 				e->memcgs[1].max * 4096 : 0,
 		.node_memory = p.node_memory, .swap = run_swap_name(&p), .seed = p.seed,
 	};
+	if (hook) {
+		/* in-process (compare): the replay itself instead of its report */
+		rc = hook->done(e, &p, hook->arg);
+		if (rc == EXIT_OK && (side_output(k->events, e, report_events) ||
+				      side_output(k->tasks, e, report_tasks)))
+			rc = EXIT_FAIL;
+		goto done;
+	}
+	if (progress)
+		warn_no_reclaim(e, &v, &id);
 	struct atomic_file af;
 	if (atomic_open(&af, out, err, sizeof(err)) != 0) {
 		rc = cli_error(EXIT_FAIL, "run", "%s", err);
@@ -255,6 +289,11 @@ done:
 }
 
 int cmd_run(int argc, char **argv)
+{
+	return run_main(argc, argv, NULL);
+}
+
+int run_main(int argc, char **argv, const struct run_hook *hook)
 {
 	static const struct option opts[] = {
 		{ "policy", required_argument, 0, 'p' },
@@ -337,8 +376,10 @@ int cmd_run(int argc, char **argv)
 		if (memory || have_pages)
 			return cli_error(EXIT_USAGE, "run", "--memory/--pages size the lru policy; "
 					 "kernel policies take --memory-limit and --node-memory");
-		return run_kernel(pol, &k, argv[optind], out, fmt, progress);
+		return run_kernel(pol, &k, argv[optind], out, fmt, progress, hook);
 	}
+	if (hook)
+		return cli_error(EXIT_USAGE, "run", "the lru policy has no reclaim to hand over");
 	if (kernel_opt)
 		return cli_error(EXIT_USAGE, "run", "the lru policy takes only --memory or --pages "
 				 "(swappiness, limits, devices and seeds are for kernel policies)");

@@ -38,4 +38,14 @@ int run_setup(const struct vmr *v, const struct run_request *r, struct engine_pa
  * preset's name. */
 const char *run_swap_name(const struct engine_params *p);
 
+/* `vmreplay run` with its options and input in ARGV (cmd_run.c).  With a
+ * HOOK, a kernel policy's finished replay is handed to HOOK->done, whose
+ * return is the exit status, instead of being reported: compare replays
+ * so, in its own process, with run's own options and defaults. */
+struct run_hook {
+	int (*done)(const struct engine *e, const struct engine_params *p, void *arg);
+	void *arg;
+};
+int run_main(int argc, char **argv, const struct run_hook *hook);
+
 #endif

@@ -70,7 +70,24 @@ assert d['summary']['wakeup_kswapd'] is None and d['summary']['memcg_reclaims'] 
 assert d['worst_mean']['slowest']['n'] == 4 and len(d['reclaims']) == 4"
 "$vmr" analyze "$tmp/ev.tsv" >"$tmp/a.txt"
 check "analyze text: the perl script's summary lines" grep -q '^Time stalled direct+memcg reclaim: *0.010500 seconds' "$tmp/a.txt"
-check "analyze text: latencies as order-latency_in_ms" grep -q '^task-7 .* -1-2.000 -1-0.500' "$tmp/a.txt"
+check "analyze text: a record's latency alone (its order is not known), never -1-LATENCY" \
+    sh -c "grep -q '^task-7  *2.000 0.500\$' '$tmp/a.txt' && ! grep -q -- '-1-' '$tmp/a.txt'"
+# The records of a run name their tasks (comm) and give kswapd's task as -.
+printf 'start_ns\tduration_ns\tkind\ttask\tpriority\tnr_scanned\tnr_reclaimed\tcomm\n%s\n%s\n' \
+    "1000000	2000000	memcg	7	10	64	32	cc1" "7000000	3000000	kswapd	-	9	1000	900	kswapd0" >"$tmp/ev2.tsv"
+"$vmr" analyze "$tmp/ev2.tsv" >"$tmp/a2.txt" 2>"$tmp/err"
+check "analyze of records with comm: exit 0 ($(head -c 200 "$tmp/err"))" test $? = 0
+check "analyze of records: tasks named comm-tid, kswapd as kswapd0" \
+    sh -c "grep -q '^cc1-7 ' '$tmp/a2.txt' && grep -q '^kswapd0 ' '$tmp/a2.txt'"
+# Kswapd efficiency: 900/1000 = 90 %; of nothing scanned there is none.
+printf 'start_ns\tduration_ns\tkind\ttask\tpriority\tnr_scanned\tnr_reclaimed\n1\t2\tmemcg\t7\t10\t4\t2\n' >"$tmp/ev3.tsv"
+check "analyze: kswapd efficiency 900/1000 = 90.00%" grep -q '^Kswapd efficiency % *90.00%' "$tmp/a.txt"
+check "analyze: kswapd efficiency of nothing scanned is -, not 100.00% (text)" \
+    sh -c "'$vmr' analyze '$tmp/ev3.tsv' | grep -q '^Kswapd efficiency % *- '"
+check "analyze: kswapd efficiency of nothing scanned is - (TSV)" \
+    sh -c "'$vmr' analyze -f tsv '$tmp/ev3.tsv' | grep -q '^efficiency	records	kswapd_efficiency_pct	-\$'"
+check "analyze: kswapd efficiency of nothing scanned is null (JSON)" \
+    sh -c "'$vmr' analyze -f json '$tmp/ev3.tsv' | grep -q '\"kswapd_efficiency_pct\": null'"
 
 # --- a recorded trace against an independent count ----------------------
 trace=""

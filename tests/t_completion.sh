@@ -14,7 +14,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/user/completions" "$tmp/d/sub"
 cp doc/completion/vmreplay.bash "$tmp/user/completions/vmreplay"
-touch "$tmp/d/a.sweep" "$tmp/d/b.txt"
+touch "$tmp/d/a.sweep" "$tmp/d/b.txt" "$tmp/d/c.dat"
 vmr=$PWD/$build/vmreplay
 
 # comp WORD... : the candidates bash offers for the last WORD of
@@ -70,6 +70,9 @@ check "stats -f offers the table formats" test "$(comp stats -f l)" = "latex"
 # Files, and run's options after compare's --.
 check "sweep completes .sweep files and directories" \
     test "$(comp sweep '' | tr '\n' ' ')" = "a.sweep sub "
+check "ingest completes trace-cmd's .dat files and directories" \
+    test "$(comp ingest '' | tr '\n' ' ')" = "c.dat sub "
+check "analyze completes .dat files too" test "$(comp analyze '' | tr '\n' ' ')" = "c.dat sub "
 check "compare: after --, run's options (--file-d → --file-device)" \
     test "$(comp compare -p classic t -- --file-d)" = "--file-device"
 cmds=$(comp capture -o x --limit 32M -- bas | tr '\n' ' ')

@@ -58,7 +58,7 @@ else
 fi
 check "stats.tsv: significant rows are those of the family with p_holm < 0.05" \
     awk -F'\t' 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
-        { s = $c["significant"]; p = $c["p_holm"]; if ((p != "NaN" && p < 0.05) != (s == 1)) exit 1 }' "$tmp/all/stats.tsv"
+        { s = $c["significant"]; p = $c["p_holm"]; if ((p != "-" && p < 0.05) != (s == 1)) exit 1 }' "$tmp/all/stats.tsv"
 
 # 2. Figures.
 if ! command -v gnuplot >/dev/null 2>&1; then
@@ -132,12 +132,23 @@ check "index.html: a table of contents per trace, PNG thumbnails, no inline SVG"
     bash -c "grep -q 'href=\"#t-toy\"' '$tmp/fig/index.html' && grep -q 'loading=\"lazy\"' '$tmp/fig/index.html' && ! grep -q '<svg\|\.svg\" alt' '$tmp/fig/index.html'"
 check "no empty file in any output" \
     test -z "$(find "$tmp/fig" "$tmp/fig1" "$tmp/fig2" "$tmp/fig3" "$tmp/fig4" -type f -empty)"
+check "figure data: one spelling of a missing value (-), no NaN/nan/inf, at most 10 significant digits" \
+    awk -F'\t' '/^#/ {next} {for (i = 1; i <= NF; i++) {v = $i; if (v ~ /^(-?nan|NaN|-?inf|Inf)$/) bad = 1
+        if (v ~ /^-?[0-9.]+(e[-+][0-9]+)?$/) {m = v; sub(/e.*/, "", m); gsub(/[-.]/, "", m); sub(/^0+/, "", m); if (length(m) > 10) bad = 1}}}
+        END {exit bad}' $(find "$tmp/fig" "$tmp/fig3" -name '*.tsv')
 check "no staging folder left" test -z "$(find "$tmp/fig" "$tmp/fig1" "$tmp/fig2" "$tmp/fig3" -name .stage)"
 
 # 3. Refusals.
 "$vmr" plot -o "$tmp/x" "$tmp/nowhere" >/dev/null 2>"$tmp/err"; rc=$?
 check "plot of a missing sweep: exit 1, one line naming plan.tsv" \
     bash -c "[ $rc -eq 1 ] && [ \$(wc -l <'$tmp/err') -eq 1 ] && grep -q 'nowhere/plan.tsv' '$tmp/err'"
+"$vmr" plot -m bogus_metric -o "$tmp/x1" "$fix" >/dev/null 2>"$tmp/err"; rc=$?
+check "plot -m bogus_metric: exit 2, one line naming it and the sweep's metrics, no figures" \
+    bash -c "[ $rc -eq 2 ] && [ \$(wc -l <'$tmp/err') -eq 1 ] && grep -q \"no metric 'bogus_metric' (it has: .*pgsteal_anon\" '$tmp/err' && [ ! -e '$tmp/x1' ]"
+sws=$(awk -F'\t' 'NR == 1 {for (i = 1; i <= NF; i++) if ($i == "swappiness") c = i; next} $c ~ /^[0-9]+$/ {print $c}' "$fix/plan.tsv" | sort -un | paste -sd, | sed 's/,/, /g')
+"$vmr" plot --at 7 -o "$tmp/x2" "$fix" >/dev/null 2>"$tmp/err"; rc=$?
+check "plot --at 7 (not swept): exit 2, one line naming the swept values ($sws), no figures" \
+    bash -c "[ $rc -eq 2 ] && [ \$(wc -l <'$tmp/err') -eq 1 ] && grep -q 'no swappiness 7 (it has: $sws)' '$tmp/err' && [ ! -e '$tmp/x2' ]"
 "$vmr" stats -f csv "$fix" >/dev/null 2>"$tmp/err"; rc=$?
 check "stats -f csv: usage error (exit 2)" test $rc -eq 2
 "$vmr" stats -m nosuch "$fix" >/dev/null 2>"$tmp/err"; rc=$?

@@ -60,15 +60,23 @@ for s in $subs; do
 done
 
 # The environment: what the C sources and the installed scripts read or set.
-vars=$(grep -rhoE '(getenv|setenv)\("[A-Z_]+"' replay analysis plots capture --include='*.c' |
-       sed -E 's/.*"([A-Z_]+)"/\1/' | sort -u)
+vars=$( (grep -rhoE '(getenv|setenv)\("[A-Z_]+"' replay analysis plots capture lib --include='*.c' |
+         sed -E 's/.*"([A-Z_]+)"/\1/'
+         grep -rhoE '\$\{?_?(VMREPLAY|LTTNG_UST)_[A-Z_]+' capture --include='*.sh' | sed 's/[${]//g') | sort -u)
 render "$man/vmreplay.1" >"$tmp/top"
 missing=""
 for v in $vars; do
     sed -n '/^ENVIRONMENT/,/^[A-Z]/p' "$tmp/top" | grep -qw -- "$v" || missing="$missing $v"
 done
-check "vmreplay(1) ENVIRONMENT names every variable the sources read ($(echo $vars | wc -w))${missing:+ (not:$missing)}" \
+check "vmreplay(1) ENVIRONMENT names every variable the sources and installed scripts read ($(echo $vars | wc -w))${missing:+ (not:$missing)}" \
     test -n "$vars" -a -z "$missing"
+missing=""
+for v in $vars; do
+    sed -n '/^## Environment/,/^## [A-Z]/p' README.md | grep -q -- "\`$v\`" || missing="$missing $v"
+done
+check "README's Environment names them too${missing:+ (not:$missing)}" test -z "$missing"
+check "no document points outside the repository (../shared)" \
+    test -z "$(grep -rl '\.\./shared\|/work/shared' README.md doc capture replay analysis plots traces debian --include='*.md' --include='*.scd' 2>/dev/null)"
 
 # Rendering: no groff or man warning at the usual width, a whatis line.
 for page in "$man"/*.[15]; do

@@ -155,9 +155,11 @@ _vmreplay()
         return
     fi
     case $sub in
-    ingest | stats | plot | validate) _filedir -d ;;
+    # trace directories, and trace-cmd's trace.dat (ingest, run, compare, analyze)
+    ingest) _filedir dat ;;
+    stats | plot | validate) _filedir -d ;;
     sweep) _filedir sweep ;;
-    run | compare | analyze) _filedir '@(vmr|tsv)' ;;
+    run | compare | analyze) _filedir '@(vmr|tsv|dat)' ;;
     esac
 } &&
     complete -F _vmreplay vmreplay

@@ -14,6 +14,8 @@ static const char usage[] =
 	"sub-traces) into a .vmr replay file.  TRACE may also be a tar archive\n"
 	"of it (.tar.xz, .tar.zst, .tar.gz, .tar) or a folder holding one as\n"
 	"ctf.tar.*: it is unpacked first and hashes as the directory would.\n"
+	"TRACE may be a `trace-cmd record` file (trace.dat), with the session's\n"
+	"setup in TRACE.session (vmreplay-ingest(1)).\n"
 	"Results are cached by the trace's content hash, so a trace is\n"
 	"decoded once.\n"
 	"\n"

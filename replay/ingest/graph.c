@@ -12,6 +12,7 @@
 #include "sink.h"
 #include "ingest.h"
 #include "kevents.h"
+#include "tracedat.h"
 #include "tracedir.h"
 
 #include <babeltrace2/babeltrace.h>
@@ -153,7 +154,9 @@ static int group_of(const bt_component_class_source *fs, const char *dir, char *
 	return rc;
 }
 
-static int build_graph(struct sink *s, const struct tracedir_list *dirs, bt_graph **out)
+/* The input kind: a trace-cmd recording (DAT) is its own source
+ * (tracedat.c), a CTF trace one source.ctf.fs per UUID group. */
+static int build_graph(struct sink *s, const struct tracedir_list *dirs, const char *dat, bt_graph **out)
 {
 	const bt_plugin *ctf = NULL, *utils = NULL;
 	bt_graph *g = NULL;
@@ -175,6 +178,15 @@ static int build_graph(struct sink *s, const struct tracedir_list *dirs, bt_grap
 	    bt_graph_add_simple_sink_component(g, "vmreplay", NULL, sink_consume, NULL, s, &sinkc) != 0) {
 		sink_fail(s, "cannot build the babeltrace2 graph");
 		goto out;
+	}
+	if (dat) {
+		const bt_port_output *port = NULL;
+		if (tracedat_add_source(g, dat, &port, s->err, s->errlen) != 0)
+			s->failed = 1;
+		else if (bt_graph_connect_ports(g, port, bt_component_filter_borrow_input_port_by_index_const(muxer, 0),
+						NULL) != 0)
+			sink_fail(s, "cannot connect the babeltrace2 graph");
+		goto connect;
 	}
 	/* One source per UUID group, in directory order. */
 	char **groups = calloc(dirs->nr, sizeof(*groups));
@@ -228,6 +240,7 @@ static int build_graph(struct sink *s, const struct tracedir_list *dirs, bt_grap
 		free(groups[i]);
 	free(groups);
 	free(done);
+connect:
 	if (!s->failed &&
 	    bt_graph_connect_ports(g, bt_component_filter_borrow_output_port_by_index_const(muxer, 0),
 				   bt_component_sink_borrow_input_port_by_index_const(sinkc, 0), NULL) != 0)
@@ -287,8 +300,9 @@ static void *watchdog_main(void *arg)
 int ingest_decode(const char *trace, const uint8_t hash[16], const char *out, int show_progress,
 		  int allow_empty, struct ingest_report *rep, char *err, size_t errlen)
 {
-	struct tracedir_list dirs;
-	if (tracedir_find(trace, &dirs, err, errlen) != 0)
+	struct tracedir_list dirs = { 0 };
+	const char *dat = tracedat_is(trace) ? trace : NULL;
+	if (!dat && tracedir_find(trace, &dirs, err, errlen) != 0)
 		return -1;
 	for (size_t i = 0; i < dirs.nr; i++)
 		if (tracedir_check_metadata(dirs.dirs[i], err, errlen) != 0 ||
@@ -324,7 +338,7 @@ int ingest_decode(const char *trace, const uint8_t hash[16], const char *out, in
 	int wd_running = pthread_create(&wd.thread, NULL, watchdog_main, &wd) == 0;
 
 	bt_graph *g = NULL;
-	int rc = build_graph(&s, &dirs, &g), bt_failed = 0;
+	int rc = build_graph(&s, &dirs, dat, &g), bt_failed = 0;
 	if (rc == 0 && spsc_init(&s.q, sizeof(struct range_cmd), 1u << 14) == 0) {
 		s.worker_on = pthread_create(&s.worker, NULL, sink_range_worker, &s) == 0;
 		if (!s.worker_on)
@@ -376,6 +390,8 @@ int ingest_decode(const char *trace, const uint8_t hash[16], const char *out, in
 		char hex[33];
 		vmr_hash_hex(hash, hex);
 		sink_meta_add(&s, "trace_hash", "%s", hex);
+		if (dat)
+			sink_meta_add(&s, "trace_format", "trace-cmd");
 		sink_meta_add(&s, "events", "%llu", (unsigned long long)s.events);
 		sink_meta_add(&s, "discarded_events", "%llu", (unsigned long long)s.discarded);
 		sink_meta_add(&s, "kernel_page_alloc", "%llu events, %llu pages",

@@ -10,6 +10,7 @@
 #include "archive.h"
 #include "atomic.h"
 #include "sink.h"
+#include "tracedat.h"
 #include "tracedir.h"
 #include "vmr/vmr.h"
 
@@ -28,6 +29,8 @@ int trace_hash(const char *path, uint8_t hash[16], char *err, size_t errlen)
 {
 	char **files;
 	size_t nr;
+	if (tracedat_is(path))
+		return tracedat_hash(path, hash, err, errlen);
 	if (tracedir_files(path, &files, &nr, err, errlen) != 0)
 		return -1;
 	XXH3_state_t *st = XXH3_createState();
@@ -281,7 +284,7 @@ int ingest_open_input(const char *input, struct vmr *v, char *path, size_t pathl
 		return -1;
 	}
 	char archive[4200];
-	if (S_ISDIR(st.st_mode) || trace_archive_find(input, archive, sizeof(archive))) {
+	if (S_ISDIR(st.st_mode) || trace_archive_find(input, archive, sizeof(archive)) || tracedat_is(input)) {
 		/* A cached .vmr comes back open: it was just verified. */
 		struct ingest_opts o = { .trace = input, .use_cache = 1, .progress = progress, .opened = v };
 		struct ingest_report rep;

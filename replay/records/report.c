@@ -2,6 +2,8 @@
 #include "report.h"
 #include "cli.h"
 
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,7 +13,7 @@ struct metric {
 	int integer;
 };
 
-#define MAX_METRICS (NR_VM_ITEMS + 32)
+#define MAX_METRICS REPORT_MAX_METRICS
 
 /* Collects every metric of the run, in a fixed order. */
 static int collect(const struct engine *e, struct metric *m)
@@ -61,9 +63,24 @@ static int collect(const struct engine *e, struct metric *m)
 	return n;
 }
 
-static void put_value(FILE *f, const struct metric *m)
+int report_metrics(const struct engine *e, const char **names, double *values, int max)
 {
-	if (m->integer)
+	struct metric m[MAX_METRICS];
+	int n = collect(e, m);
+	for (int i = 0; i < n && i < max; i++) {
+		names[i] = m[i].name;
+		values[i] = m[i].value;
+	}
+	return n < max ? n : max;
+}
+
+/* A metric the run could not define (a ratio of nothing): "-", or null
+ * in JSON, never "nan". */
+static void put_value(FILE *f, const struct metric *m, int json)
+{
+	if (!isfinite(m->value))
+		fputs(json ? "null" : "-", f);
+	else if (m->integer)
 		fprintf(f, "%.0f", m->value);
 	else
 		fprintf(f, "%.9g", m->value);
@@ -90,7 +107,7 @@ void report_write(FILE *f, enum report_format fmt, const struct engine *e,
 			id->memory_limit ? limit : "-", node, id->swap, seed, VMREPLAY_VERSION);
 		for (int i = 0; i < n; i++) {
 			fputc('\t', f);
-			put_value(f, &m[i]);
+			put_value(f, &m[i], 0);
 		}
 		fputc('\n', f);
 		break;
@@ -103,7 +120,7 @@ void report_write(FILE *f, enum report_format fmt, const struct engine *e,
 			id->memory_limit ? limit : "null", node, id->swap, seed, VMREPLAY_VERSION);
 		for (int i = 0; i < n; i++) {
 			fprintf(f, "%s\"%s\": ", i ? ", " : "", m[i].name);
-			put_value(f, &m[i]);
+			put_value(f, &m[i], 1);
 		}
 		fprintf(f, "}}\n");
 		break;
@@ -111,12 +128,16 @@ void report_write(FILE *f, enum report_format fmt, const struct engine *e,
 		fprintf(f, "trace        %s (%s)\n", id->trace, hex);
 		fprintf(f, "policy       %s, swappiness %d, seed %llu\n", id->policy, id->swappiness,
 			(unsigned long long)id->seed);
-		fprintf(f, "memory       node %.1f MiB, memcg limit %s, swap %s\n",
-			id->node_memory / 1048576.0,
-			id->memory_limit ? limit : "none", id->swap);
+		/* one unit for every size of the text report */
+		if (id->memory_limit)
+			fprintf(f, "memory       node %.1f MiB, memcg limit %.1f MiB, swap %s\n",
+				id->node_memory / 1048576.0, id->memory_limit / 1048576.0, id->swap);
+		else
+			fprintf(f, "memory       node %.1f MiB, memcg limit none, swap %s\n",
+				id->node_memory / 1048576.0, id->swap);
 		for (int i = 0; i < n; i++) {
 			fprintf(f, "  %-30s ", m[i].name);
-			put_value(f, &m[i]);
+			put_value(f, &m[i], 0);
 			fputc('\n', f);
 		}
 		break;
@@ -128,18 +149,26 @@ static const char *const kind_name[] = { "direct", "kswapd", "memcg" };
 void report_events(FILE *f, const struct engine *e)
 {
 	fprintf(f, "start_ns\tduration_ns\tkind\ttask\tpriority\tnr_scanned\tnr_reclaimed\t"
-		"scanned_anon\tscanned_file\ttarget_anon\ttarget_file\n");
+		"scanned_anon\tscanned_file\ttarget_anon\ttarget_file\tcomm\n");
 	for (uint64_t i = 0; i < e->records.nr; i++) {
 		const struct reclaim_record *r = &e->records.all[i];
-		char task[16] = "-";
-		if (r->task != UINT32_MAX)
-			snprintf(task, sizeof(task), "%u", e->v->tasks[r->task].tid);
-		fprintf(f, "%llu\t%llu\t%s\t%s\t%d\t%llu\t%llu\t%llu\t%llu\t%llu\t%llu\n",
+		/* The task by thread id and name, as the kernel's reports name
+		 * it (comm-pid); kswapd is node 0's kernel thread, kswapd0. */
+		char task[16] = "-", comm[17] = "kswapd0";
+		if (r->task != UINT32_MAX) {
+			const struct vmr_task *vt = &e->v->tasks[r->task];
+			snprintf(task, sizeof(task), "%u", vt->tid);
+			snprintf(comm, sizeof(comm), "%.16s", vt->comm[0] ? vt->comm : "-");
+			for (char *p = comm; *p; p++)
+				if (*p == '\t' || *p == '\n')
+					*p = ' ';
+		}
+		fprintf(f, "%llu\t%llu\t%s\t%s\t%d\t%llu\t%llu\t%llu\t%llu\t%llu\t%llu\t%s\n",
 			(unsigned long long)r->start, (unsigned long long)r->duration,
 			kind_name[r->kind], task, r->priority, (unsigned long long)r->nr_scanned,
 			(unsigned long long)r->nr_reclaimed, (unsigned long long)r->scanned_anon,
 			(unsigned long long)r->scanned_file, (unsigned long long)r->target_anon,
-			(unsigned long long)r->target_file);
+			(unsigned long long)r->target_file, comm);
 	}
 }
 

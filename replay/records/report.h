@@ -24,6 +24,10 @@ struct report_identity {
 /* The counters and measures, as RESULTS.md names them. */
 void report_write(FILE *f, enum report_format fmt, const struct engine *e,
 		  const struct report_identity *id);
+/* The same counters and measures as report_write, in its order: at most
+ * MAX names (static strings) and values; returns how many. */
+#define REPORT_MAX_METRICS (NR_VM_ITEMS + 32)
+int report_metrics(const struct engine *e, const char **names, double *values, int max);
 /* One line per reclaim invocation (mm_vmscan_*_reclaim_begin/end). */
 void report_events(FILE *f, const struct engine *e);
 /* One line per task: completion time, accesses, stall, killed. */

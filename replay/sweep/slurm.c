@@ -98,12 +98,12 @@ static void wait_job(const char *jobid, const struct slurm_opts *o, const struct
 		if (rc != 0 || !out[0])
 			break;
 		if (o->progress)
-			fprintf(stderr, "\rsweep (slurm job %s): %zu/%zu runs, %ld s   ", jobid,
+			fprintf(stderr, "\rsweep (slurm job %s): %zu/%zu runs, %ld s\033[K", jobid,
 				count_results(o->dir, plan, todo, n), n, (long)(time(NULL) - start));
 		usleep(500000);
 	}
 	if (o->progress)
-		fprintf(stderr, "\rsweep (slurm job %s): %zu/%zu runs, %ld s\n", jobid,
+		fprintf(stderr, "\rsweep (slurm job %s): %zu/%zu runs, %ld s\033[K\n", jobid,
 			count_results(o->dir, plan, todo, n), n, (long)(time(NULL) - start));
 }
 

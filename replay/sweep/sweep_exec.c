@@ -103,7 +103,7 @@ static void draw(const struct sweep_exec_opts *o, size_t done, size_t total, siz
 		sweep_format_duration(el / done * (total - done), d, sizeof(d));
 		snprintf(eta, sizeof(eta), ", ETA %s", d);
 	}
-	fprintf(stderr, "\rsweep: %zu/%zu runs (%.0f%%), %zu running%s%s   ", done, total,
+	fprintf(stderr, "\rsweep: %zu/%zu runs (%.0f%%), %zu running%s%s\033[K", done, total,
 		total ? 100.0 * done / total : 100.0, running, eta,
 		failed ? ", a run FAILED" : "");
 	if (final)
