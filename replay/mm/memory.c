@@ -11,6 +11,9 @@
 #include "swap_state.h"
 #include "vmscan.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 /* Does touching PFN need anything that can sleep (reclaim, I/O)?  The
  * engine runs a task's accesses inline until one does, then continues it
  * in a coroutine: this is the test, made before anything changes. */
@@ -91,6 +94,8 @@ int fault_in(struct engine *e, struct task_state *t, uint32_t pfn, unsigned op, 
 		return r == ALLOC_NOMEM ? 1 : r;
 	}
 	f->memcg = (uint16_t)memcg;
+	if (f->owner != owner && !file)
+		mm_adopt_page(e, owner, pfn);     /* out of memory: e->failed */
 	f->owner = owner;
 	e->procs[owner].rss++;
 
@@ -224,13 +229,76 @@ int access_page(struct engine *e, struct task_state *t, uint32_t pfn, unsigned o
 	return 1;
 }
 
+/* Another process's anonymous page faulted in for OWNER (a trace may
+ * share an address space's pages between processes): it joins OWNER's
+ * pages, for mm_pages to merge in. */
+int mm_adopt_page(struct engine *e, uint32_t owner, uint32_t pfn)
+{
+	struct process *p = &e->procs[owner];
+	if (p->nr_adopted == p->cap_adopted) {
+		uint32_t cap = p->cap_adopted ? 2 * p->cap_adopted : 64;
+		uint32_t *n = realloc(p->adopted, cap * sizeof(*n));
+		if (!n) {
+			e->failed = 1;
+			return -1;
+		}
+		p->adopted = n;
+		p->cap_adopted = cap;
+	}
+	p->adopted[p->nr_adopted++] = pfn;
+	return 0;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The anonymous pages PROC owns now, ascending (the order the folio array
+ * was once walked in, so that pages are freed in the same order): its own
+ * list, with the pages adopted since merged in and those another process
+ * took over dropped.  NULL when out of memory. */
+const uint32_t *mm_pages(struct engine *e, uint32_t proc, uint32_t *nr)
+{
+	struct process *p = &e->procs[proc];
+	if (p->nr_adopted) {
+		uint32_t n = 0, all = p->nr_pages + p->nr_adopted;
+		uint32_t *m = malloc(all * sizeof(*m));
+		if (!m) {
+			e->failed = 1;
+			return NULL;
+		}
+		memcpy(m, p->pages, p->nr_pages * sizeof(*m));
+		memcpy(m + p->nr_pages, p->adopted, p->nr_adopted * sizeof(*m));
+		qsort(m, all, sizeof(*m), cmp_u32);
+		for (uint32_t i = 0; i < all; i++)
+			if ((!n || m[n - 1] != m[i]) && e->folio[m[i]].owner == proc)
+				m[n++] = m[i];
+		if (p->own_pages)
+			free(p->pages);
+		p->pages = m;
+		p->nr_pages = n;
+		p->own_pages = 1;
+		p->nr_adopted = 0;
+	}
+	*nr = p->nr_pages;
+	return p->pages;
+}
+
 /* exit_mmap (mm/mmap.c): a process whose last task ended exits; its
- * anonymous memory is freed. */
+ * anonymous memory is freed.  Only its own pages are walked, as
+ * exit_mmap walks the mm's VMAs (a walk of all memory per exit made a
+ * trace of many short processes quadratic). */
 void exit_mmap(struct engine *e, uint32_t proc)
 {
+	uint32_t nr;
+	const uint32_t *pages = mm_pages(e, proc, &nr);
 	e->procs[proc].alive = 0;
-	for (uint32_t pfn = 0; pfn < e->nr_folios; pfn++) {
+	for (uint32_t i = 0; pages && i < nr; i++) {
+		uint32_t pfn = pages[i];
 		struct folio *f = &e->folio[pfn];
+		e->exit_mmap_visited++;
 		if (f->owner == proc && (f->flags & PG_swapbacked) &&
 		    (f->flags & (PG_resident | PG_swapped | PG_shadow)))
 			release_page(e, pfn);

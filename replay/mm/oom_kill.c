@@ -34,11 +34,14 @@ int out_of_memory(struct engine *e, int scope)
 	struct process *p = &e->procs[victim];
 	p->alive = 0;
 	count_vm_events(e, VM_oom_kill, 1);
-	/* The reaper frees its anonymous memory; page cache stays. */
-	for (uint32_t pfn = 0; pfn < e->nr_folios; pfn++) {
-		struct folio *f = &e->folio[pfn];
+	/* The reaper frees its anonymous memory (its own pages, as
+	 * __oom_reap_task_mm walks its VMAs); page cache stays. */
+	uint32_t nr;
+	const uint32_t *pages = mm_pages(e, victim, &nr);
+	for (uint32_t i = 0; pages && i < nr; i++) {
+		struct folio *f = &e->folio[pages[i]];
 		if (f->owner == victim && (f->flags & PG_swapbacked))
-			release_page(e, pfn);
+			release_page(e, pages[i]);
 	}
 	for (uint32_t t = 0; t < e->nr_tasks; t++)
 		if (e->tasks[t].proc == victim)

@@ -167,6 +167,70 @@ static void free_cgroup_lines(struct cgroup_lines *cl)
 	memset(cl, 0, sizeof(*cl));
 }
 
+/* The processes by pid, open addressing: the trace's pids are arbitrary
+ * numbers, and a search of every process for each task and each page made
+ * set-up O(tasks x processes + pages x processes). */
+struct pid_map {
+	uint32_t *slot;              /* process index + 1; 0: empty */
+	uint32_t mask;
+};
+
+static int pid_map_init(struct pid_map *m, uint32_t nr)
+{
+	uint32_t size = 16;
+	while (size < 2 * (uint64_t)nr)
+		size *= 2;
+	m->mask = size - 1;
+	m->slot = calloc(size, sizeof(*m->slot));
+	return m->slot ? 0 : -1;
+}
+
+static uint32_t *pid_map_slot(const struct engine *e, struct pid_map *m, uint32_t pid)
+{
+	uint32_t i = (pid * 0x9E3779B1u) & m->mask;
+	while (m->slot[i] && e->procs[m->slot[i] - 1].pid != pid)
+		i = (i + 1) & m->mask;
+	return &m->slot[i];
+}
+
+/* Anonymous pages belong to the process of their address space; each
+ * process gets the list of its own, ascending (struct process.pages).  A
+ * page of an address space no task has keeps owner 0, as the zeroed
+ * folio array has it, and so is on the first process's list. */
+static int mm_init_pages(struct engine *e, struct pid_map *pids)
+{
+	const struct vmr *v = e->v;
+	uint64_t nr_anon = 0;
+	for (uint32_t i = 0; i < e->nr_folios; i++) {
+		if (v->pages[i].kind != VMR_PAGE_ANON)
+			continue;
+		uint32_t *slot = v->pages[i].space <= UINT32_MAX ?
+			pid_map_slot(e, pids, (uint32_t)v->pages[i].space) : NULL;
+		if (slot && *slot)
+			e->folio[i].owner = *slot - 1;
+		if (e->nr_procs) {
+			e->procs[e->folio[i].owner].nr_pages++;
+			nr_anon++;
+		}
+	}
+	e->proc_pages = malloc((nr_anon ? nr_anon : 1) * sizeof(*e->proc_pages));
+	if (!e->proc_pages)
+		return -1;
+	uint64_t off = 0;
+	for (uint32_t pr = 0; pr < e->nr_procs; pr++) {
+		e->procs[pr].pages = e->proc_pages + off;
+		off += e->procs[pr].nr_pages;
+		e->procs[pr].nr_pages = 0;
+	}
+	for (uint32_t i = 0; e->nr_procs && i < e->nr_folios; i++) {
+		if (v->pages[i].kind != VMR_PAGE_ANON)
+			continue;
+		struct process *pr = &e->procs[e->folio[i].owner];
+		pr->pages[pr->nr_pages++] = i;
+	}
+	return 0;
+}
+
 int engine_init(struct engine *e, const struct vmr *v, const struct engine_params *p,
 		char *err, size_t errlen)
 {
@@ -258,24 +322,23 @@ int engine_init(struct engine *e, const struct vmr *v, const struct engine_param
 			t_end = v->tasks[i].end_ns;
 	}
 	e->deadline = p->deadline ? p->deadline : (t_end > t0 ? t_end - t0 : 0);
+	struct pid_map pids;
+	if (pid_map_init(&pids, e->nr_tasks) != 0) {
+		free_cgroup_lines(&cl);
+		goto oom;
+	}
 	for (uint32_t i = 0; i < e->nr_tasks; i++) {
 		const struct vmr_task *vt = &v->tasks[i];
 		struct task_state *t = &e->tasks[i];
-		uint32_t pr;
-		for (pr = 0; pr < e->nr_procs; pr++)
-			if (e->procs[pr].pid == vt->pid)
-				break;
-		if (pr == e->nr_procs) {
+		uint32_t *slot = pid_map_slot(e, &pids, vt->pid);
+		if (!*slot) {
+			uint32_t pr = e->nr_procs++;
 			e->procs[pr].pid = vt->pid;
 			e->procs[pr].memcg = e->nr_memcgs > 1 ? 1 : 0;
-			for (size_t c = 0; c < cl.nr; c++)
-				if (cl.l[c].pid == vt->pid) {
-					e->procs[pr].memcg = mem_cgroup_from_path(e, cl.l[c].path, p->swappiness);
-					break;
-				}
 			e->procs[pr].alive = 1;
-			e->nr_procs++;
+			*slot = pr + 1;
 		}
+		uint32_t pr = *slot - 1;
 		e->procs[pr].nr_tasks++;
 		t->engine = e;
 		t->proc = pr;
@@ -284,17 +347,19 @@ int engine_init(struct engine *e, const struct vmr *v, const struct engine_param
 		t->next = vt->begin_ns - t0 + (t->p < t->end ? vmr_rec_delta(*t->p) : 0);
 		sim_at(&e->sim, t->next, EV_TASK, i, 0);
 	}
-	/* Anonymous pages belong to the process of their address space. */
-	for (uint32_t i = 0; i < e->nr_folios; i++) {
-		if (v->pages[i].kind != VMR_PAGE_ANON)
-			continue;
-		for (uint32_t pr = 0; pr < e->nr_procs; pr++)
-			if (e->procs[pr].pid == v->pages[i].space) {
-				e->folio[i].owner = pr;
-				break;
-			}
+	/* A process is in the memcg of the first cgroup line naming its pid
+	 * (walked backwards, so the first one is the last written; every
+	 * path exists by now, so no memcg is created here). */
+	for (size_t c = cl.nr; c-- > 0;) {
+		uint32_t *slot = pid_map_slot(e, &pids, cl.l[c].pid);
+		if (*slot)
+			e->procs[*slot - 1].memcg = mem_cgroup_from_path(e, cl.l[c].path, p->swappiness);
 	}
+	int r = mm_init_pages(e, &pids);
+	free(pids.slot);
 	free_cgroup_lines(&cl);
+	if (r != 0)
+		goto oom;
 	/* Only a device that reads ahead needs the address index (a sort)
 	 * or the slots' positions. */
 	if (swap_ra_init(e) != 0)
@@ -368,7 +433,13 @@ void engine_free(struct engine *e)
 	swap_ra_free(e);
 	free(e->memcgs);
 	free(e->tasks);
+	for (uint32_t i = 0; e->procs && i < e->nr_procs; i++) {
+		if (e->procs[i].own_pages)
+			free(e->procs[i].pages);
+		free(e->procs[i].adopted);
+	}
 	free(e->procs);
+	free(e->proc_pages);
 	records_free(&e->records);
 	free(e->dirty_list);
 	sim_free(&e->sim);
