@@ -50,8 +50,14 @@ static void task_step(struct engine *e, struct task_state *t)
 			return;
 		}
 		if (t->next > e->sim.now || (!e->sim.current && sim_peek(&e->sim) < t->next)) {
-			sim_at(&e->sim, t->next, EV_TASK, (uint32_t)(t - e->tasks), 0);
-			return;
+			/* Due before anything else: go on here rather than through
+			 * the queue (the event loop would pop it next and call this,
+			 * unless it is stopping). */
+			if (e->failed || e->sim.failed || e->records.failed ||
+			    !sim_advance(&e->sim, t->next)) {
+				sim_at(&e->sim, t->next, EV_TASK, (uint32_t)(t - e->tasks), 0);
+				return;
+			}
 		}
 		struct vmr_rec r = *t->p;
 		unsigned op = vmr_rec_op(r);

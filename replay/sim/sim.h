@@ -93,6 +93,18 @@ static inline simtime_t sim_peek(const struct sim *s)
 	return s->nr ? s->heap[0].time : UINT64_MAX;
 }
 
+/* Moves the clock to T, for the event loop to go on at once with what it
+ * would have queued for T: only when T is strictly before every queued
+ * event (so that event would have been the next one popped, and no other
+ * at T came first).  1 when it did. */
+static inline int sim_advance(struct sim *s, simtime_t t)
+{
+	if (s->current || t >= sim_peek(s))
+		return 0;
+	s->now = t;
+	return 1;
+}
+
 /* Starts FN(ARG) on thread TH and runs it until it sleeps or ends. */
 int sim_thread_start(struct sim *s, struct sim_thread *th, void (*fn)(void *), void *arg);
 /* Continues TH after a wake-up event for it (ignores stale ones). */
