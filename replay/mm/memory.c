@@ -231,8 +231,8 @@ int access_page(struct engine *e, struct task_state *t, uint32_t pfn, unsigned o
 
 /* Another process's anonymous page faulted in for OWNER (a trace may
  * share an address space's pages between processes): it joins OWNER's
- * pages, for mm_pages to merge in. */
-int mm_adopt_page(struct engine *e, uint32_t owner, uint32_t pfn)
+ * pages, for mm_walk to merge in. */
+void mm_adopt_page(struct engine *e, uint32_t owner, uint32_t pfn)
 {
 	struct process *p = &e->procs[owner];
 	if (p->nr_adopted == p->cap_adopted) {
@@ -240,13 +240,12 @@ int mm_adopt_page(struct engine *e, uint32_t owner, uint32_t pfn)
 		uint32_t *n = realloc(p->adopted, cap * sizeof(*n));
 		if (!n) {
 			e->failed = 1;
-			return -1;
+			return;
 		}
 		p->adopted = n;
 		p->cap_adopted = cap;
 	}
 	p->adopted[p->nr_adopted++] = pfn;
-	return 0;
 }
 
 static int cmp_u32(const void *a, const void *b)
@@ -255,35 +254,66 @@ static int cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* The anonymous pages PROC owns now, ascending (the order the folio array
- * was once walked in, so that pages are freed in the same order): its own
- * list, with the pages adopted since merged in and those another process
- * took over dropped.  NULL when out of memory. */
-const uint32_t *mm_pages(struct engine *e, uint32_t proc, uint32_t *nr)
+/* Merges the pages PROC adopted into its runs, dropping those another
+ * process has taken over since.  -1 when out of memory. */
+static int mm_merge_adopted(struct engine *e, uint32_t proc)
 {
 	struct process *p = &e->procs[proc];
-	if (p->nr_adopted) {
-		uint32_t n = 0, all = p->nr_pages + p->nr_adopted;
-		uint32_t *m = malloc(all * sizeof(*m));
-		if (!m) {
-			e->failed = 1;
-			return NULL;
-		}
-		memcpy(m, p->pages, p->nr_pages * sizeof(*m));
-		memcpy(m + p->nr_pages, p->adopted, p->nr_adopted * sizeof(*m));
-		qsort(m, all, sizeof(*m), cmp_u32);
-		for (uint32_t i = 0; i < all; i++)
-			if ((!n || m[n - 1] != m[i]) && e->folio[m[i]].owner == proc)
-				m[n++] = m[i];
-		if (p->own_pages)
-			free(p->pages);
-		p->pages = m;
-		p->nr_pages = n;
-		p->own_pages = 1;
-		p->nr_adopted = 0;
+	uint64_t all = p->nr_adopted;
+	for (uint32_t r = 0; r < p->nr_runs; r++)
+		all += p->runs[r].nr;
+	uint32_t *m = malloc(all * sizeof(*m));
+	struct mm_run *runs = malloc(all * sizeof(*runs));
+	if (!m || !runs) {
+		free(m);
+		free(runs);
+		e->failed = 1;
+		return -1;
 	}
-	*nr = p->nr_pages;
-	return p->pages;
+	uint64_t n = 0, k = 0;
+	for (uint32_t r = 0; r < p->nr_runs; r++)
+		for (uint32_t i = 0; i < p->runs[r].nr; i++)
+			m[n++] = p->runs[r].first + i;
+	memcpy(m + n, p->adopted, p->nr_adopted * sizeof(*m));
+	qsort(m, all, sizeof(*m), cmp_u32);
+	for (uint64_t i = 0; i < all; i++) {
+		if ((i && m[i - 1] == m[i]) || e->folio[m[i]].owner != proc)
+			continue;
+		if (k && runs[k - 1].first + runs[k - 1].nr == m[i])
+			runs[k - 1].nr++;
+		else
+			runs[k++] = (struct mm_run){ m[i], 1 };
+	}
+	free(m);
+	if (p->own_runs)
+		free(p->runs);
+	p->runs = runs;
+	p->nr_runs = (uint32_t)k;
+	p->own_runs = 1;
+	p->nr_adopted = 0;
+	return 0;
+}
+
+/* Calls FN for every anonymous page PROC owns, in ascending order (the
+ * order the folio array was once walked in, so that pages are freed in
+ * the same order).  FN may free the page, not change its owner. */
+void mm_walk(struct engine *e, uint32_t proc, void (*fn)(struct engine *e, uint32_t proc, uint32_t pfn))
+{
+	struct process *p = &e->procs[proc];
+	if (p->nr_adopted && mm_merge_adopted(e, proc) != 0)
+		return;
+	for (uint32_t r = 0; r < p->nr_runs; r++)
+		for (uint32_t i = 0; i < p->runs[r].nr; i++)
+			fn(e, proc, p->runs[r].first + i);
+}
+
+static void exit_mmap_one(struct engine *e, uint32_t proc, uint32_t pfn)
+{
+	struct folio *f = &e->folio[pfn];
+	e->exit_mmap_visited++;
+	if (f->owner == proc && (f->flags & PG_swapbacked) &&
+	    (f->flags & (PG_resident | PG_swapped | PG_shadow)))
+		release_page(e, pfn);
 }
 
 /* exit_mmap (mm/mmap.c): a process whose last task ended exits; its
@@ -292,15 +322,6 @@ const uint32_t *mm_pages(struct engine *e, uint32_t proc, uint32_t *nr)
  * trace of many short processes quadratic). */
 void exit_mmap(struct engine *e, uint32_t proc)
 {
-	uint32_t nr;
-	const uint32_t *pages = mm_pages(e, proc, &nr);
 	e->procs[proc].alive = 0;
-	for (uint32_t i = 0; pages && i < nr; i++) {
-		uint32_t pfn = pages[i];
-		struct folio *f = &e->folio[pfn];
-		e->exit_mmap_visited++;
-		if (f->owner == proc && (f->flags & PG_swapbacked) &&
-		    (f->flags & (PG_resident | PG_swapped | PG_shadow)))
-			release_page(e, pfn);
-	}
+	mm_walk(e, proc, exit_mmap_one);
 }

@@ -9,6 +9,12 @@
  */
 #include "internal.h"
 
+static void oom_reap_one(struct engine *e, uint32_t victim, uint32_t pfn)
+{
+	if (e->folio[pfn].owner == victim && (e->folio[pfn].flags & PG_swapbacked))
+		release_page(e, pfn);
+}
+
 int out_of_memory(struct engine *e, int scope)
 {
 	uint32_t victim = UINT32_MAX;
@@ -36,13 +42,7 @@ int out_of_memory(struct engine *e, int scope)
 	count_vm_events(e, VM_oom_kill, 1);
 	/* The reaper frees its anonymous memory (its own pages, as
 	 * __oom_reap_task_mm walks its VMAs); page cache stays. */
-	uint32_t nr;
-	const uint32_t *pages = mm_pages(e, victim, &nr);
-	for (uint32_t i = 0; pages && i < nr; i++) {
-		struct folio *f = &e->folio[pages[i]];
-		if (f->owner == victim && (f->flags & PG_swapbacked))
-			release_page(e, pages[i]);
-	}
+	mm_walk(e, victim, oom_reap_one);
 	for (uint32_t t = 0; t < e->nr_tasks; t++)
 		if (e->tasks[t].proc == victim)
 			e->tasks[t].killed = 1;

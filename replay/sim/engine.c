@@ -207,39 +207,49 @@ static uint32_t *pid_map_slot(const struct engine *e, struct pid_map *m, uint32_
 }
 
 /* Anonymous pages belong to the process of their address space; each
- * process gets the list of its own, ascending (struct process.pages).  A
+ * process gets the runs of its own, ascending (struct process.runs).  A
  * page of an address space no task has keeps owner 0, as the zeroed
- * folio array has it, and so is on the first process's list. */
+ * folio array has it, and so is in the first process's runs. */
 static int mm_init_pages(struct engine *e, struct pid_map *pids)
 {
 	const struct vmr *v = e->v;
-	uint64_t nr_anon = 0;
+	uint64_t nr_runs = 0;
+	uint32_t last = NIL;                 /* the previous anon page's owner */
 	for (uint32_t i = 0; i < e->nr_folios; i++) {
-		if (v->pages[i].kind != VMR_PAGE_ANON)
+		if (v->pages[i].kind != VMR_PAGE_ANON || !e->nr_procs) {
+			last = NIL;
 			continue;
+		}
 		uint32_t *slot = v->pages[i].space <= UINT32_MAX ?
 			pid_map_slot(e, pids, (uint32_t)v->pages[i].space) : NULL;
 		if (slot && *slot)
 			e->folio[i].owner = *slot - 1;
-		if (e->nr_procs) {
-			e->procs[e->folio[i].owner].nr_pages++;
-			nr_anon++;
+		if (e->folio[i].owner != last) {
+			e->procs[e->folio[i].owner].nr_runs++;
+			nr_runs++;
 		}
+		last = e->folio[i].owner;
 	}
-	e->proc_pages = malloc((nr_anon ? nr_anon : 1) * sizeof(*e->proc_pages));
-	if (!e->proc_pages)
+	e->proc_runs = malloc((nr_runs ? nr_runs : 1) * sizeof(*e->proc_runs));
+	if (!e->proc_runs)
 		return -1;
 	uint64_t off = 0;
 	for (uint32_t pr = 0; pr < e->nr_procs; pr++) {
-		e->procs[pr].pages = e->proc_pages + off;
-		off += e->procs[pr].nr_pages;
-		e->procs[pr].nr_pages = 0;
+		e->procs[pr].runs = e->proc_runs + off;
+		off += e->procs[pr].nr_runs;
+		e->procs[pr].nr_runs = 0;
 	}
-	for (uint32_t i = 0; e->nr_procs && i < e->nr_folios; i++) {
-		if (v->pages[i].kind != VMR_PAGE_ANON)
+	last = NIL;
+	for (uint32_t i = 0; i < e->nr_folios; i++) {
+		if (v->pages[i].kind != VMR_PAGE_ANON || !e->nr_procs) {
+			last = NIL;
 			continue;
+		}
 		struct process *pr = &e->procs[e->folio[i].owner];
-		pr->pages[pr->nr_pages++] = i;
+		if (e->folio[i].owner != last)
+			pr->runs[pr->nr_runs++] = (struct mm_run){ i, 0 };
+		pr->runs[pr->nr_runs - 1].nr++;
+		last = e->folio[i].owner;
 	}
 	return 0;
 }
@@ -447,12 +457,12 @@ void engine_free(struct engine *e)
 	free(e->memcgs);
 	free(e->tasks);
 	for (uint32_t i = 0; e->procs && i < e->nr_procs; i++) {
-		if (e->procs[i].own_pages)
-			free(e->procs[i].pages);
+		if (e->procs[i].own_runs)
+			free(e->procs[i].runs);
 		free(e->procs[i].adopted);
 	}
 	free(e->procs);
-	free(e->proc_pages);
+	free(e->proc_runs);
 	records_free(&e->records);
 	free(e->dirty_list);
 	sim_free(&e->sim);
