@@ -99,6 +99,8 @@ FUZZ_RUNS ?= 10000000
 
 TEST_SRCS := $(wildcard tests/test_*.c)
 TEST_BINS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
+# tests/vmrgen: synthetic traces at scale for the benchmarks (synth_vmr.h).
+VMRGEN   := $(BUILD)/tests/vmrgen
 
 # Man pages: doc/man/NAME.SECTION.scd → BUILD/man/NAME.SECTION (scdoc).
 MAN_SRCS  := $(wildcard doc/man/*.scd)
@@ -118,7 +120,7 @@ PATH_DEFS := -DVMREPLAY_PKGLIBEXECDIR='"$(pkglibexecdir)"' \
 .SECONDARY:
 .PHONY: all programs man deps deps-slurm deps-deb check check-asan check-unit \
         bench figures fidelity clean test-build install uninstall deb fuzz fuzz-bins fuzz-long FORCE
-all: programs $(TEST_BINS)
+all: programs $(TEST_BINS) $(VMRGEN)
 programs: $(BUILD)/vmreplay $(AGENT_BIN) $(WL_BINS) man
 man: $(MAN_PAGES)
 

@@ -28,6 +28,10 @@ static inline int fatal_signal_pending(const struct engine *e, uint32_t task)
 int access_page(struct engine *e, struct task_state *t, uint32_t pfn, unsigned op, int file);
 /* exit_mmap: the process's last task ended; its anonymous memory goes. */
 void exit_mmap(struct engine *e, uint32_t proc);
+/* FN for each anonymous page process PROC owns, ascending (it may free
+ * the page).  mm_adopt_page: PFN is faulted in for OWNER, from another's. */
+void mm_walk(struct engine *e, uint32_t proc, void (*fn)(struct engine *e, uint32_t proc, uint32_t pfn));
+void mm_adopt_page(struct engine *e, uint32_t owner, uint32_t pfn);
 /* The owner released the page (zap_pte_range, delete_from_page_cache). */
 void release_page(struct engine *e, uint32_t pfn);
 /* A page brought in for T (memory.c's fault_in, for read-ahead too). */

@@ -11,6 +11,9 @@
 #include "swap_state.h"
 #include "vmscan.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 /* Does touching PFN need anything that can sleep (reclaim, I/O)?  The
  * engine runs a task's accesses inline until one does, then continues it
  * in a coroutine: this is the test, made before anything changes. */
@@ -98,6 +101,8 @@ int fault_in(struct engine *e, struct task_state *t, uint32_t pfn, unsigned op, 
 		return r == ALLOC_NOMEM ? 1 : r;
 	}
 	f->memcg = (uint16_t)memcg;
+	if (f->owner != owner && !file)
+		mm_adopt_page(e, owner, pfn);     /* out of memory: e->failed */
 	f->owner = owner;
 	e->procs[owner].rss++;
 
@@ -232,15 +237,99 @@ int access_page(struct engine *e, struct task_state *t, uint32_t pfn, unsigned o
 	return 1;
 }
 
+/* Another process's anonymous page faulted in for OWNER (a trace may
+ * share an address space's pages between processes): it joins OWNER's
+ * pages, for mm_walk to merge in. */
+void mm_adopt_page(struct engine *e, uint32_t owner, uint32_t pfn)
+{
+	struct process *p = &e->procs[owner];
+	if (p->nr_adopted == p->cap_adopted) {
+		uint32_t cap = p->cap_adopted ? 2 * p->cap_adopted : 64;
+		uint32_t *n = realloc(p->adopted, cap * sizeof(*n));
+		if (!n) {
+			e->failed = 1;
+			return;
+		}
+		p->adopted = n;
+		p->cap_adopted = cap;
+	}
+	p->adopted[p->nr_adopted++] = pfn;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Merges the pages PROC adopted into its runs, dropping those another
+ * process has taken over since.  -1 when out of memory. */
+static int mm_merge_adopted(struct engine *e, uint32_t proc)
+{
+	struct process *p = &e->procs[proc];
+	uint64_t all = p->nr_adopted;
+	for (uint32_t r = 0; r < p->nr_runs; r++)
+		all += p->runs[r].nr;
+	uint32_t *m = malloc(all * sizeof(*m));
+	struct mm_run *runs = malloc(all * sizeof(*runs));
+	if (!m || !runs) {
+		free(m);
+		free(runs);
+		e->failed = 1;
+		return -1;
+	}
+	uint64_t n = 0, k = 0;
+	for (uint32_t r = 0; r < p->nr_runs; r++)
+		for (uint32_t i = 0; i < p->runs[r].nr; i++)
+			m[n++] = p->runs[r].first + i;
+	memcpy(m + n, p->adopted, p->nr_adopted * sizeof(*m));
+	qsort(m, all, sizeof(*m), cmp_u32);
+	for (uint64_t i = 0; i < all; i++) {
+		if ((i && m[i - 1] == m[i]) || e->folio[m[i]].owner != proc)
+			continue;
+		if (k && runs[k - 1].first + runs[k - 1].nr == m[i])
+			runs[k - 1].nr++;
+		else
+			runs[k++] = (struct mm_run){ m[i], 1 };
+	}
+	free(m);
+	if (p->own_runs)
+		free(p->runs);
+	p->runs = runs;
+	p->nr_runs = (uint32_t)k;
+	p->own_runs = 1;
+	p->nr_adopted = 0;
+	return 0;
+}
+
+/* Calls FN for every anonymous page PROC owns, in ascending order (the
+ * order the folio array was once walked in, so that pages are freed in
+ * the same order).  FN may free the page, not change its owner. */
+void mm_walk(struct engine *e, uint32_t proc, void (*fn)(struct engine *e, uint32_t proc, uint32_t pfn))
+{
+	struct process *p = &e->procs[proc];
+	if (p->nr_adopted && mm_merge_adopted(e, proc) != 0)
+		return;
+	for (uint32_t r = 0; r < p->nr_runs; r++)
+		for (uint32_t i = 0; i < p->runs[r].nr; i++)
+			fn(e, proc, p->runs[r].first + i);
+}
+
+static void exit_mmap_one(struct engine *e, uint32_t proc, uint32_t pfn)
+{
+	struct folio *f = &e->folio[pfn];
+	e->exit_mmap_visited++;
+	if (f->owner == proc && (f->flags & PG_swapbacked) &&
+	    (f->flags & (PG_resident | PG_swapped | PG_shadow)))
+		release_page(e, pfn);
+}
+
 /* exit_mmap (mm/mmap.c): a process whose last task ended exits; its
- * anonymous memory is freed. */
+ * anonymous memory is freed.  Only its own pages are walked, as
+ * exit_mmap walks the mm's VMAs (a walk of all memory per exit made a
+ * trace of many short processes quadratic). */
 void exit_mmap(struct engine *e, uint32_t proc)
 {
 	e->procs[proc].alive = 0;
-	for (uint32_t pfn = 0; pfn < e->nr_folios; pfn++) {
-		struct folio *f = &e->folio[pfn];
-		if (f->owner == proc && (f->flags & PG_swapbacked) &&
-		    (f->flags & (PG_resident | PG_swapped | PG_shadow)))
-			release_page(e, pfn);
-	}
+	mm_walk(e, proc, exit_mmap_one);
 }

@@ -9,6 +9,12 @@
  */
 #include "internal.h"
 
+static void oom_reap_one(struct engine *e, uint32_t victim, uint32_t pfn)
+{
+	if (e->folio[pfn].owner == victim && (e->folio[pfn].flags & PG_swapbacked))
+		release_page(e, pfn);
+}
+
 int out_of_memory(struct engine *e, int scope)
 {
 	uint32_t victim = UINT32_MAX;
@@ -34,12 +40,9 @@ int out_of_memory(struct engine *e, int scope)
 	struct process *p = &e->procs[victim];
 	p->alive = 0;
 	count_vm_events(e, VM_oom_kill, 1);
-	/* The reaper frees its anonymous memory; page cache stays. */
-	for (uint32_t pfn = 0; pfn < e->nr_folios; pfn++) {
-		struct folio *f = &e->folio[pfn];
-		if (f->owner == victim && (f->flags & PG_swapbacked))
-			release_page(e, pfn);
-	}
+	/* The reaper frees its anonymous memory (its own pages, as
+	 * __oom_reap_task_mm walks its VMAs); page cache stays. */
+	mm_walk(e, victim, oom_reap_one);
 	for (uint32_t t = 0; t < e->nr_tasks; t++)
 		if (e->tasks[t].proc == victim)
 			e->tasks[t].killed = 1;

@@ -40,6 +40,8 @@ static void task_finish(struct engine *e, struct task_state *t)
 		exit_mmap(e, t->proc);
 }
 
+#define PREFETCH_RECS 32
+
 /* Runs task T's records from its cursor.  In the event loop it stops
  * before anything that must sleep and continues in its coroutine. */
 static void task_step(struct engine *e, struct task_state *t)
@@ -50,9 +52,20 @@ static void task_step(struct engine *e, struct task_state *t)
 			return;
 		}
 		if (t->next > e->sim.now || (!e->sim.current && sim_peek(&e->sim) < t->next)) {
-			sim_at(&e->sim, t->next, EV_TASK, (uint32_t)(t - e->tasks), 0);
-			return;
+			/* Due before anything else: go on here rather than through
+			 * the queue (the event loop would pop it next and call this,
+			 * unless it is stopping). */
+			if (e->failed || e->sim.failed || e->records.failed ||
+			    !sim_advance(&e->sim, t->next)) {
+				sim_at(&e->sim, t->next, EV_TASK, (uint32_t)(t - e->tasks), 0);
+				return;
+			}
 		}
+		/* The folio of a record a few ahead: a replay's accesses land
+		 * all over the folio array, one cache miss each, and the
+		 * records say in advance where. */
+		if (t->p + PREFETCH_RECS < t->end && t->p[PREFETCH_RECS].page < e->nr_folios)
+			__builtin_prefetch(&e->folio[t->p[PREFETCH_RECS].page], 1);
 		struct vmr_rec r = *t->p;
 		unsigned op = vmr_rec_op(r);
 		if (op != VMR_OP_DELAY) {
@@ -169,6 +182,80 @@ static void free_cgroup_lines(struct cgroup_lines *cl)
 	memset(cl, 0, sizeof(*cl));
 }
 
+/* The processes by pid, open addressing: the trace's pids are arbitrary
+ * numbers, and a search of every process for each task and each page made
+ * set-up O(tasks x processes + pages x processes). */
+struct pid_map {
+	uint32_t *slot;              /* process index + 1; 0: empty */
+	uint32_t mask;
+};
+
+static int pid_map_init(struct pid_map *m, uint32_t nr)
+{
+	uint32_t size = 16;
+	while (size < 2 * (uint64_t)nr)
+		size *= 2;
+	m->mask = size - 1;
+	m->slot = calloc(size, sizeof(*m->slot));
+	return m->slot ? 0 : -1;
+}
+
+static uint32_t *pid_map_slot(const struct engine *e, struct pid_map *m, uint32_t pid)
+{
+	uint32_t i = (pid * 0x9E3779B1u) & m->mask;
+	while (m->slot[i] && e->procs[m->slot[i] - 1].pid != pid)
+		i = (i + 1) & m->mask;
+	return &m->slot[i];
+}
+
+/* Anonymous pages belong to the process of their address space; each
+ * process gets the runs of its own, ascending (struct process.runs).  A
+ * page of an address space no task has keeps owner 0, as the zeroed
+ * folio array has it, and so is in the first process's runs. */
+static int mm_init_pages(struct engine *e, struct pid_map *pids)
+{
+	const struct vmr *v = e->v;
+	uint64_t nr_runs = 0;
+	uint32_t last = NIL;                 /* the previous anon page's owner */
+	for (uint32_t i = 0; i < e->nr_folios; i++) {
+		if (v->pages[i].kind != VMR_PAGE_ANON || !e->nr_procs) {
+			last = NIL;
+			continue;
+		}
+		uint32_t *slot = v->pages[i].space <= UINT32_MAX ?
+			pid_map_slot(e, pids, (uint32_t)v->pages[i].space) : NULL;
+		if (slot && *slot)
+			e->folio[i].owner = *slot - 1;
+		if (e->folio[i].owner != last) {
+			e->procs[e->folio[i].owner].nr_runs++;
+			nr_runs++;
+		}
+		last = e->folio[i].owner;
+	}
+	e->proc_runs = malloc((nr_runs ? nr_runs : 1) * sizeof(*e->proc_runs));
+	if (!e->proc_runs)
+		return -1;
+	uint64_t off = 0;
+	for (uint32_t pr = 0; pr < e->nr_procs; pr++) {
+		e->procs[pr].runs = e->proc_runs + off;
+		off += e->procs[pr].nr_runs;
+		e->procs[pr].nr_runs = 0;
+	}
+	last = NIL;
+	for (uint32_t i = 0; i < e->nr_folios; i++) {
+		if (v->pages[i].kind != VMR_PAGE_ANON || !e->nr_procs) {
+			last = NIL;
+			continue;
+		}
+		struct process *pr = &e->procs[e->folio[i].owner];
+		if (e->folio[i].owner != last)
+			pr->runs[pr->nr_runs++] = (struct mm_run){ i, 0 };
+		pr->runs[pr->nr_runs - 1].nr++;
+		last = e->folio[i].owner;
+	}
+	return 0;
+}
+
 int engine_init(struct engine *e, const struct vmr *v, const struct engine_params *p,
 		char *err, size_t errlen)
 {
@@ -260,24 +347,23 @@ int engine_init(struct engine *e, const struct vmr *v, const struct engine_param
 			t_end = v->tasks[i].end_ns;
 	}
 	e->deadline = p->deadline ? p->deadline : (t_end > t0 ? t_end - t0 : 0);
+	struct pid_map pids;
+	if (pid_map_init(&pids, e->nr_tasks) != 0) {
+		free_cgroup_lines(&cl);
+		goto oom;
+	}
 	for (uint32_t i = 0; i < e->nr_tasks; i++) {
 		const struct vmr_task *vt = &v->tasks[i];
 		struct task_state *t = &e->tasks[i];
-		uint32_t pr;
-		for (pr = 0; pr < e->nr_procs; pr++)
-			if (e->procs[pr].pid == vt->pid)
-				break;
-		if (pr == e->nr_procs) {
+		uint32_t *slot = pid_map_slot(e, &pids, vt->pid);
+		if (!*slot) {
+			uint32_t pr = e->nr_procs++;
 			e->procs[pr].pid = vt->pid;
 			e->procs[pr].memcg = e->nr_memcgs > 1 ? 1 : 0;
-			for (size_t c = 0; c < cl.nr; c++)
-				if (cl.l[c].pid == vt->pid) {
-					e->procs[pr].memcg = mem_cgroup_from_path(e, cl.l[c].path, p->swappiness);
-					break;
-				}
 			e->procs[pr].alive = 1;
-			e->nr_procs++;
+			*slot = pr + 1;
 		}
+		uint32_t pr = *slot - 1;
 		e->procs[pr].nr_tasks++;
 		t->engine = e;
 		t->proc = pr;
@@ -286,17 +372,19 @@ int engine_init(struct engine *e, const struct vmr *v, const struct engine_param
 		t->next = vt->begin_ns - t0 + (t->p < t->end ? vmr_rec_delta(*t->p) : 0);
 		sim_at(&e->sim, t->next, EV_TASK, i, 0);
 	}
-	/* Anonymous pages belong to the process of their address space. */
-	for (uint32_t i = 0; i < e->nr_folios; i++) {
-		if (v->pages[i].kind != VMR_PAGE_ANON)
-			continue;
-		for (uint32_t pr = 0; pr < e->nr_procs; pr++)
-			if (e->procs[pr].pid == v->pages[i].space) {
-				e->folio[i].owner = pr;
-				break;
-			}
+	/* A process is in the memcg of the first cgroup line naming its pid
+	 * (walked backwards, so the first one is the last written; every
+	 * path exists by now, so no memcg is created here). */
+	for (size_t c = cl.nr; c-- > 0;) {
+		uint32_t *slot = pid_map_slot(e, &pids, cl.l[c].pid);
+		if (*slot)
+			e->procs[*slot - 1].memcg = mem_cgroup_from_path(e, cl.l[c].path, p->swappiness);
 	}
+	int r = mm_init_pages(e, &pids);
+	free(pids.slot);
 	free_cgroup_lines(&cl);
+	if (r != 0)
+		goto oom;
 	/* Only a device that reads ahead needs the address index (a sort)
 	 * or the slots' positions. */
 	if (swap_ra_init(e) != 0)
@@ -370,7 +458,13 @@ void engine_free(struct engine *e)
 	swap_ra_free(e);
 	free(e->memcgs);
 	free(e->tasks);
+	for (uint32_t i = 0; e->procs && i < e->nr_procs; i++) {
+		if (e->procs[i].own_runs)
+			free(e->procs[i].runs);
+		free(e->procs[i].adopted);
+	}
 	free(e->procs);
+	free(e->proc_runs);
 	records_free(&e->records);
 	free(e->dirty_list);
 	sim_free(&e->sim);

@@ -59,6 +59,8 @@ enum ev_kind {
 	EV_STATS_READ,    /* the capture read memory.stat           */
 };
 
+struct mm_run;
+
 struct process {
 	uint32_t pid;
 	int memcg;
@@ -67,6 +69,21 @@ struct process {
 	uint64_t rss;                /* resident pages, for the OOM killer */
 	uint64_t swap;               /* swap slots held                    */
 	struct swap_ra_info swap_ra; /* swap read-ahead (per VMA in the kernel) */
+	/* Its anonymous pages, as ascending runs of page ids: what
+	 * exit_mmap and the OOM reaper walk, as the kernel walks the mm's
+	 * VMAs instead of all of memory.  Page ids are given in the order of
+	 * first touch, so a process's pages are few long runs.  A slice of
+	 * engine.proc_runs, or its own array once pages it did not start
+	 * with were faulted in for it (memory.c, mm_walk). */
+	struct mm_run *runs;
+	uint32_t nr_runs;
+	int own_runs;                /* runs is malloc'd (not a slice) */
+	uint32_t *adopted;           /* anonymous pages faulted in for it since */
+	uint32_t nr_adopted, cap_adopted;
+};
+
+struct mm_run {
+	uint32_t first, nr;
 };
 
 struct engine;
@@ -109,6 +126,8 @@ struct engine {
 	uint32_t nr_tasks, tasks_done;
 	struct process *procs;
 	uint32_t nr_procs;
+	struct mm_run *proc_runs;    /* every anonymous page, grouped by process */
+	uint64_t exit_mmap_visited;  /* folios exit_mmap looked at (test_exit_mmap) */
 
 	/* The devices, and the swap space on one of them. */
 	struct backing swap, file;

@@ -280,45 +280,49 @@ void sim_sleep(struct sim *s, simtime_t delay)
 int sim_wait(struct sim *s, struct sim_waitq *q, simtime_t timeout)
 {
 	struct sim_thread *th = s->current;
-	if (q->nr == q->cap) {
-		uint32_t cap = q->cap ? 2 * q->cap : 8;
-		struct sim_thread **t = realloc(q->t, cap * sizeof(*t));
-		if (!t) {
-			s->failed = 1;
-			return 0;
-		}
-		q->t = t;
-		q->cap = cap;
-	}
-	q->t[q->nr++] = th;
+	th->wq = q;
+	th->wq_prev = q->tail;
+	th->wq_next = NULL;
+	if (q->tail)
+		q->tail->wq_next = th;
+	else
+		q->head = th;
+	q->tail = th;
+	q->nr++;
 	th->woken = 0;
 	th->wait_gen++;
 	sim_at(s, s->now + timeout, s->wake_kind, (uint32_t)th->wait_gen, (uint64_t)(uintptr_t)th);
 	park(s);
 	/* Timed out: leave the queue (a wake-up empties it itself). */
-	for (uint32_t i = 0; i < q->nr; i++)
-		if (q->t[i] == th) {
-			memmove(q->t + i, q->t + i + 1, (q->nr - i - 1) * sizeof(*q->t));
-			q->nr--;
-			break;
-		}
+	if (th->wq) {
+		if (th->wq_prev)
+			th->wq_prev->wq_next = th->wq_next;
+		else
+			q->head = th->wq_next;
+		if (th->wq_next)
+			th->wq_next->wq_prev = th->wq_prev;
+		else
+			q->tail = th->wq_prev;
+		q->nr--;
+		th->wq = NULL;
+	}
 	return th->woken;
 }
 
 void sim_wake_all(struct sim *s, struct sim_waitq *q)
 {
-	for (uint32_t i = 0; i < q->nr; i++) {
-		struct sim_thread *th = q->t[i];
+	for (struct sim_thread *th = q->head; th; th = th->wq_next) {
 		th->woken = 1;
+		th->wq = NULL;
 		th->wait_gen++;   /* the pending timeout becomes stale */
 		sim_at(s, s->now, s->wake_kind, (uint32_t)th->wait_gen, (uint64_t)(uintptr_t)th);
 	}
 	s->stale += q->nr;         /* each one's timeout is still queued */
+	q->head = q->tail = NULL;
 	q->nr = 0;
 }
 
 void sim_waitq_free(struct sim_waitq *q)
 {
-	free(q->t);
 	memset(q, 0, sizeof(*q));
 }
