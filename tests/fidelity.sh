@@ -1,6 +1,8 @@
 #!/bin/bash
 # tests/fidelity.sh [BUILD] — `make fidelity`: the scoreboard of every
-# committed real session (vmreplay validate traces), written to
+# committed real session (vmreplay validate traces traces/sessions/*:
+# this machine's captures and the test bed's, uml-6.12-mglru replayed
+# under mglru, uml-6.12-classic under classic), written to
 # traces/FIDELITY.md, and the cells it passes to tests/data/fidelity-pass.tsv
 # (tests/t_fidelity.sh fails when a cell passing there stops passing).
 set -eu
@@ -11,15 +13,21 @@ vmr=$root/$build/vmreplay
 export VMREPLAY_CACHE=${VMREPLAY_CACHE:-$root/$build/cache}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-"$vmr" validate -q -f markdown -o "$tmp/board.md" traces
-"$vmr" validate -q -f tsv -o "$tmp/board.tsv" traces
+# traces/ and each set of traces/sessions/ (validate looks one level down)
+mapfile -t sets < <(echo traces; find traces/sessions -mindepth 1 -maxdepth 1 -type d 2>/dev/null | sort)
+"$vmr" validate -q -f markdown -o "$tmp/board.md" "${sets[@]}"
+"$vmr" validate -q -f tsv -o "$tmp/board.tsv" "${sets[@]}"
 commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 {
     echo "# Fidelity: the replay against the kernel it models"
     echo
-    echo "\`vmreplay validate traces\` on the real sessions committed in traces/"
-    echo "(each replayed as captured: its limit, swappiness, RAM, swap device and"
-    echo "the latencies the capture measured), at commit $commit; \`make fidelity\`"
+    echo "\`vmreplay validate ${sets[*]}\` on the real sessions committed"
+    echo "there (those of traces/sessions/uml-* captured in the test bed's User-Mode"
+    echo "Linux guest, capture/testbed/README.md; MGLRU sessions replayed under"
+    echo "mglru, the others under classic; each set's README.md says which demand"
+    echo "source serves which cells), each replayed as captured (its limit,"
+    echo "swappiness, RAM, swap device and the latencies the capture measured),"
+    echo "at commit $commit; \`make fidelity\`"
     echo "writes this page. A cell is a workload at one swappiness; its captures"
     echo "are the replicates. It passes when the replay median is within 25% of"
     echo "the kernel median (kernel CV below 0.25) or inside the kernel's min-max;"
@@ -27,6 +35,10 @@ commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
     echo "between neighbouring swappiness values (vmreplay-validate(1))."
     echo
     tail -1 "$tmp/board.md"
+    echo
+    for set in "${sets[@]}"; do
+        echo "* \`$set\`: $("$vmr" validate -q -f markdown "$set" | tail -1)"
+    done
     echo
     sed '$d' "$tmp/board.md" | sed '$d'
 } >"$tmp/FIDELITY.md"

@@ -10,10 +10,12 @@ trap 'rm -rf "$tmp"' EXIT
 export VMREPLAY_CACHE=$tmp/cache
 pass=tests/data/fidelity-pass.tsv
 
-check "the scoreboard runs on traces/" "$vmr" validate -q -f tsv -o "$tmp/board.tsv" traces
+# the sets tests/fidelity.sh scores: traces/ and each of traces/sessions/
+mapfile -t sets < <(echo traces; find traces/sessions -mindepth 1 -maxdepth 1 -type d 2>/dev/null | sort)
+check "the scoreboard runs on ${sets[*]}" "$vmr" validate -q -f tsv -o "$tmp/board.tsv" "${sets[@]}"
 check "the pass list exists" test -s "$pass"
 awk -F'\t' 'NR > 1 && $12 == "yes" {print $1 "\t" $2 "\t" $3 "\t" $4}' "$tmp/board.tsv" | sort >"$tmp/now"
 lost=$(sort "$pass" | comm -23 - "$tmp/now" | tr '\t' ' ' | paste -sd, -)
 check "every cell that passed still passes${lost:+ (now failing: $lost)}" test -z "$lost"
-"$vmr" validate -q -f markdown traces | tail -1 >"$tmp/summary"
+"$vmr" validate -q -f markdown "${sets[@]}" | tail -1 >"$tmp/summary"
 check "traces/FIDELITY.md is current (make fidelity)" grep -qxF "$(cat "$tmp/summary")" traces/FIDELITY.md

@@ -76,9 +76,10 @@ check "run.sh --timeout: the command is stopped, exit 124 (got $rc)" \
 # --- a capture in the guest, MGLRU on -------------------------------------
 # an uninstrumented job (faults through the test bed's tracepoint) that
 # reclaims in 32 MiB: tail holds 40 MiB of anonymous memory, then a
-# 16 MiB file is read twice
+# 16 MiB file is read twice, held open (hostfs drops a closed file's pages)
 cat >"$tmp/job.sh" <<EOF
 #!/bin/sh
+exec 3<$tmp/data
 head -c 40M /dev/zero | tail -c 40M >/dev/null || exit 1
 cat $tmp/data $tmp/data >/dev/null
 EOF
@@ -115,6 +116,8 @@ check "events: the page cache (add_to_page_cache, get_pages)" \
 last=$(grep 'vmreplay:vmstat:' "$tmp/on.txt" | tail -1)
 scan=$(echo "$last" | grep -o 'pgscan_anon = [0-9]*' | grep -o '[0-9]*$')
 check "counters: anon pages scanned by the end (pgscan_anon $scan)" test "${scan:-0}" -gt 0
+fscan=$(echo "$last" | grep -o 'pgscan_file = [0-9]*' | grep -o '[0-9]*$')
+check "counters: file pages scanned by the end (pgscan_file $fscan)" test "${fscan:-0}" -gt 0
 check "capture_end: 0 ftrace records lost" grep -q 'capture_end: .*ftrace_lost = 0,' "$tmp/on.txt"
 "$vmr" ingest -q -o "$tmp/on.vmr" "$tmp/on" >/dev/null 2>"$tmp/err"; rc=$?
 check "ingest on the host: exit 0" test $rc -eq 0

@@ -59,6 +59,8 @@ struct tinfo {
 	int32_t threads;               /* of the thread group, when tid == pid */
 	uint64_t last_fault_dev, last_fault_ino;
 	size_t pend_first, pend_nr;    /* pending page-cache adds (in k->pend) */
+	/* the first get_pages of the task's current read() (kdemand.c) */
+	uint64_t read_dev, read_ino, read_lo, read_hi;
 };
 
 struct kevents {
@@ -122,6 +124,7 @@ struct kevents {
 	/* counts for the metadata */
 	uint64_t n_fault_anon, n_fault_file, n_fault_unmapped, n_fault_cow;
 	uint64_t n_read_pages, n_write_pages, n_free_pages, n_evict, n_readahead, n_precached;
+	uint64_t n_read_retries;       /* get_pages of a read() already counted */
 	uint64_t n_damon_regions, n_damon_passes, n_damon_refs, n_damon_lost;
 	uint64_t n_filtered;
 };

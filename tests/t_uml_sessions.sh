@@ -1,0 +1,108 @@
+#!/bin/bash
+# The real sessions captured in the test bed and committed under
+# traces/sessions/uml-KERNEL-LRU/ (traces/uml-sessions.sh remakes them):
+#  - every set has each workload at swappiness 1, 100 and 200, every
+#    capture a ctf.tar.xz under 5 MB beside a README saying how it was made,
+#    the sets together within the 30 MB the repository allows them;
+#  - every capture ingests on the host, and its metadata says what the
+#    folder says: the guest's kernel (6.12, Debian's linux-source, the test
+#    bed's fault-tracepoint patch), the LRU (mglru with lru_gen 0x0001, or
+#    classic with 0x0000), the swappiness, a workload that ended with 0,
+#    nothing lost, and the kernel's own demand events as the demand source
+#    (faults of the test bed's tracepoint; page-cache events for the files).
+#  - the DAMON session (traces/damon/uml-6.12-anon-storm) holds the exact
+#    stream and DAMON's regions of one run, and its README's score of the
+#    expansion rule is what capture/testbed/damon-check.py says of its trace.
+. "$(dirname "$0")/tap.sh"
+build=${1:-build}
+vmr=$PWD/$build/vmreplay
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export VMREPLAY_CACHE=$tmp/cache
+workloads="compile reader mix mt-anon"
+
+meta() { sed -n "s/^$2	//p" "$1" | head -1; }
+
+for set in traces/sessions/uml-6.12-mglru traces/sessions/uml-6.12-classic; do
+    s=$(basename "$set")
+    case $s in *-mglru) lru=mglru bits=0x0001 ;; *) lru=classic bits=0x0000 ;; esac
+    if [ ! -d "$set" ]; then
+        nok "$s: committed"
+        continue
+    fi
+    missing=""
+    for wl in $workloads; do
+        for sw in 1 100 200; do
+            ls -d "$set/$wl-sw$sw-"[0-9]* >/dev/null 2>&1 || missing="$missing $wl-sw$sw"
+        done
+    done
+    n=$(find "$set" -mindepth 1 -maxdepth 1 -type d | wc -l)
+    check "$s: $n captures, each workload at swappiness 1, 100, 200${missing:+ (missing:$missing)}" \
+        test -z "$missing"
+    big=$(find "$set" -type f -size +5M | paste -sd' ')
+    check "$s: no file over 5 MB${big:+ ($big)}" test -z "$big"
+    bad="" badmeta="" nodemand=""
+    for cap in "$set"/*/; do
+        cap=${cap%/}
+        name=$(basename "$cap")
+        if [ ! -s "$cap/ctf.tar.xz" ] || ! grep -q 'vmreplay capture .*--kernel' "$cap/README.md" 2>/dev/null; then
+            bad="$bad $name"
+            continue
+        fi
+        if ! "$vmr" ingest -q -o "$tmp/$name.vmr" "$cap" >/dev/null 2>"$tmp/err"; then
+            bad="$bad $name($(head -1 "$tmp/err"))"
+            continue
+        fi
+        strings "$tmp/$name.vmr" | grep -P '^[a-z_]+\t' >"$tmp/m"
+        sw=${name#*-sw}
+        sw=${sw%%-*}
+        why=""
+        case $(meta "$tmp/m" kernel_release) in 6.12.*) ;; *) why="$why release" ;; esac
+        [ "$(meta "$tmp/m" hostname)" = vmreplay-testbed ] || why="$why hostname"
+        [ "$(meta "$tmp/m" kernel_build_source)" = linux-source-6.12 ] || why="$why build_source"
+        meta "$tmp/m" kernel_build_patches | grep -q '^0001-um-exceptions-page-fault-tracepoints.patch' ||
+            why="$why build_patches"
+        [ "$(meta "$tmp/m" lru_kind)" = $lru ] || why="$why lru_kind"
+        [ "$(meta "$tmp/m" capture_lru_gen_enabled)" = $bits ] || why="$why lru_gen_enabled"
+        [ "$(meta "$tmp/m" swappiness)" = "$sw" ] || why="$why swappiness"
+        [ "$(meta "$tmp/m" swap_kind)" = zram ] || why="$why swap_kind"
+        [ "$(meta "$tmp/m" workload_status)" = 0 ] || why="$why workload_status"
+        [ "$(meta "$tmp/m" ftrace_lost_events)" = 0 ] || why="$why ftrace_lost"
+        [ "$(meta "$tmp/m" discarded_events)" = 0 ] || why="$why discarded"
+        [ -n "$why" ] && badmeta="$badmeta $name:$why"
+        # the demand: the kernel's events, with faults of the tracepoint
+        faults=$(meta "$tmp/m" demand_faults | cut -d' ' -f1)
+        case $(meta "$tmp/m" demand_source) in
+        kernel*) [ "${faults:-0}" -gt 0 ] || nodemand="$nodemand $name" ;;
+        *) nodemand="$nodemand $name" ;;
+        esac
+    done
+    check "$s: every capture has its archive and README, and ingests${bad:+ (not:$bad)}" test -z "$bad"
+    check "$s: metadata: 6.12 in the test bed, $lru (lru_gen $bits), the folder's swappiness, zram, status 0, nothing lost${badmeta:+ (wrong:$badmeta)}" \
+        test -z "$badmeta"
+    check "$s: the demand is the kernel's own events, with the test bed's fault tracepoint${nodemand:+ (not in:$nodemand)}" \
+        test -z "$nodemand"
+done
+
+# --- the DAMON session: DAMON's regions and the exact stream of one run ---
+d=traces/damon/uml-6.12-anon-storm
+if [ ! -s "$d/ctf.tar.xz" ]; then
+    nok "$d: committed"
+else
+    mkdir "$tmp/damon"
+    tar -C "$tmp/damon" -xJf "$d/ctf.tar.xz"
+    babeltrace2 --clock-cycles "$tmp/damon" >"$tmp/damon.txt" 2>/dev/null
+    na=$(grep -c 'vmreplay:anon_access:' "$tmp/damon.txt")
+    nd=$(grep -c 'vmreplay_kernel:damon_aggregated:' "$tmp/damon.txt")
+    check "$d: the exact stream ($na accesses) and DAMON's regions ($nd) of one run" test "$na" -gt 0 -a "$nd" -gt 0
+    "$vmr" ingest -q -o "$tmp/damon.vmr" "$d" >/dev/null 2>&1
+    check "$d: ingests, the exact stream as its demand" \
+        sh -c "strings '$tmp/damon.vmr' | grep -q '^demand_source	ust' &&
+               strings '$tmp/damon.vmr' | grep -q '^capture_lru_gen_enabled	0x0001'"
+    python3 capture/testbed/damon-check.py "$tmp/damon.txt" 5000 100000 4 4 >"$tmp/score" 2>&1
+    grep -P '^    [a-z_]+\t' "$d/README.md" | sed 's/^    //' >"$tmp/readme-score"
+    check "$d: its README's score is damon-check.py's on its trace" cmp -s "$tmp/score" "$tmp/readme-score"
+fi
+
+kb=$(du -skc traces/sessions/uml-* traces/damon 2>/dev/null | tail -1 | cut -f1)
+check "the test bed's sessions take ${kb:-0} KiB, within 30 MB" test "${kb:-0}" -le 30000
