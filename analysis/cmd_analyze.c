@@ -96,7 +96,7 @@ int cmd_analyze(int argc, char **argv)
 	struct analysis a;
 	if (S_ISDIR(st.st_mode) || is_vmr(input) || tracedat_is(input)) {
 		struct vmr v;
-		if (ingest_open_input(input, &v, path, sizeof(path), progress, err, sizeof(err)) != 0)
+		if (ingest_open_input(input, &v, path, sizeof(path), progress, 1, err, sizeof(err)) != 0)
 			return cli_error(EXIT_FAIL, "analyze", "%s", err);
 		int rc = analyze_vmr(&v, &a, err, sizeof(err));
 		vmr_close(&v);

@@ -334,7 +334,7 @@ int cmd_compare(int argc, char **argv)
 
 	struct vmr v;
 	char path[4200], err[1024];
-	if (ingest_open_input(input, &v, path, sizeof(path), progress, err, sizeof(err)) != 0)
+	if (ingest_open_input(input, &v, path, sizeof(path), progress, 0, err, sizeof(err)) != 0)
 		return cli_error(EXIT_FAIL, "compare", "%s", err);
 	if (v.nr_kev == 0 && v.nr_vmstat < 2) {
 		vmr_close(&v);

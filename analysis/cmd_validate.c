@@ -156,7 +156,7 @@ static int score_capture(const char *dir, const struct reclaim_policy *forced, s
 	if (stat(input, &st) != 0)
 		snprintf(input, sizeof(input), "%s", dir);
 	struct vmr v;
-	if (ingest_open_input(input, &v, path, sizeof(path), 0, err, errlen) != 0)
+	if (ingest_open_input(input, &v, path, sizeof(path), 0, 0, err, errlen) != 0)
 		return -1;
 	int rc = -1;
 	struct analysis ka = { 0 };

@@ -199,7 +199,7 @@ static int run_kernel(const struct reclaim_policy *pol, struct kernel_opts *k,
 
 	struct vmr v;
 	char path[4200], err[1024];
-	if (ingest_open_input(input, &v, path, sizeof(path), progress, err, sizeof(err)) != 0)
+	if (ingest_open_input(input, &v, path, sizeof(path), progress, 0, err, sizeof(err)) != 0)
 		return cli_error(EXIT_FAIL, "run", "%s", err);
 	if (v.hdr->nr_accesses == 0) {
 		vmr_close(&v);
@@ -392,7 +392,7 @@ int run_main(int argc, char **argv, const struct run_hook *hook)
 	const char *input = argv[optind];
 	struct vmr v;
 	char path[4200], err[1024];
-	if (ingest_open_input(input, &v, path, sizeof(path), progress, err, sizeof(err)) != 0)
+	if (ingest_open_input(input, &v, path, sizeof(path), progress, 0, err, sizeof(err)) != 0)
 		return cli_error(EXIT_FAIL, "run", "%s", err);
 	char buf[64];
 	uint64_t page_size = 4096;

@@ -143,12 +143,12 @@ check "no staging folder left" test -z "$(find "$tmp/fig" "$tmp/fig1" "$tmp/fig2
 check "plot of a missing sweep: exit 1, one line naming plan.tsv" \
     bash -c "[ $rc -eq 1 ] && [ \$(wc -l <'$tmp/err') -eq 1 ] && grep -q 'nowhere/plan.tsv' '$tmp/err'"
 "$vmr" plot -m bogus_metric -o "$tmp/x1" "$fix" >/dev/null 2>"$tmp/err"; rc=$?
-check "plot -m bogus_metric: exit 2, one line naming it and the sweep's metrics, no figures" \
-    bash -c "[ $rc -eq 2 ] && [ \$(wc -l <'$tmp/err') -eq 1 ] && grep -q \"no metric 'bogus_metric' (it has: .*pgsteal_anon\" '$tmp/err' && [ ! -e '$tmp/x1' ]"
+check "plot -m bogus_metric: exit 2, one line naming it and the sweep's metrics, then Try, no figures" \
+    bash -c "[ $rc -eq 2 ] && [ \$(wc -l <'$tmp/err') -eq 2 ] && tail -1 '$tmp/err' | grep -qx \"Try 'vmreplay plot --help'.\" && grep -q \"no metric 'bogus_metric' (it has: .*pgsteal_anon\" '$tmp/err' && [ ! -e '$tmp/x1' ]"
 sws=$(awk -F'\t' 'NR == 1 {for (i = 1; i <= NF; i++) if ($i == "swappiness") c = i; next} $c ~ /^[0-9]+$/ {print $c}' "$fix/plan.tsv" | sort -un | paste -sd, | sed 's/,/, /g')
 "$vmr" plot --at 7 -o "$tmp/x2" "$fix" >/dev/null 2>"$tmp/err"; rc=$?
-check "plot --at 7 (not swept): exit 2, one line naming the swept values ($sws), no figures" \
-    bash -c "[ $rc -eq 2 ] && [ \$(wc -l <'$tmp/err') -eq 1 ] && grep -q 'no swappiness 7 (it has: $sws)' '$tmp/err' && [ ! -e '$tmp/x2' ]"
+check "plot --at 7 (not swept): exit 2, one line naming the swept values ($sws), then Try, no figures" \
+    bash -c "[ $rc -eq 2 ] && [ \$(wc -l <'$tmp/err') -eq 2 ] && tail -1 '$tmp/err' | grep -qx \"Try 'vmreplay plot --help'.\" && grep -q 'no swappiness 7 (it has: $sws)' '$tmp/err' && [ ! -e '$tmp/x2' ]"
 "$vmr" stats -f csv "$fix" >/dev/null 2>"$tmp/err"; rc=$?
 check "stats -f csv: usage error (exit 2)" test $rc -eq 2
 "$vmr" stats -m nosuch "$fix" >/dev/null 2>"$tmp/err"; rc=$?

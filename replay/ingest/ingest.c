@@ -230,8 +230,11 @@ int ingest(const struct ingest_opts *o, struct ingest_report *rep,
 	/* The session's own files, whatever folder above it was named: a
 	 * trace and the folder holding it are one trace, hashed the same. */
 	char session[4096];
-	if (tracedir_session(o->trace, session, sizeof(session), err, errlen) != 0 ||
-	    trace_hash(session, rep->hash, err, errlen) != 0)
+	if (tracedat_is(o->trace))        /* a trace-cmd recording is one session */
+		snprintf(session, sizeof(session), "%s", o->trace);
+	else if (tracedir_session(o->trace, session, sizeof(session), err, errlen) != 0)
+		return -1;
+	if (trace_hash(session, rep->hash, err, errlen) != 0)
 		return -1;
 	char hex[33], cached[4096 + 64];
 	vmr_hash_hex(rep->hash, hex);
@@ -276,7 +279,7 @@ int ingest(const struct ingest_opts *o, struct ingest_report *rep,
 }
 
 int ingest_open_input(const char *input, struct vmr *v, char *path, size_t pathlen,
-		      int progress, char *err, size_t errlen)
+		      int progress, int allow_empty, char *err, size_t errlen)
 {
 	struct stat st;
 	if (stat(input, &st) != 0) {
@@ -286,7 +289,8 @@ int ingest_open_input(const char *input, struct vmr *v, char *path, size_t pathl
 	char archive[4200];
 	if (S_ISDIR(st.st_mode) || trace_archive_find(input, archive, sizeof(archive)) || tracedat_is(input)) {
 		/* A cached .vmr comes back open: it was just verified. */
-		struct ingest_opts o = { .trace = input, .use_cache = 1, .progress = progress, .opened = v };
+		struct ingest_opts o = { .trace = input, .use_cache = 1, .progress = progress, .opened = v,
+					   .allow_empty = allow_empty };
 		struct ingest_report rep;
 		int r = ingest(&o, &rep, path, pathlen, err, errlen);
 		if (r < 0)

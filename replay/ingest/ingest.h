@@ -65,8 +65,10 @@ int trace_hash(const char *path, uint8_t hash[16], char *err, size_t errlen);
 const char *ingest_cache_dir(void);
 
 /* Opens a replay input: a .vmr file, or a trace directory, which is
- * ingested through the cache first.  0, or -1 with err set. */
+ * ingested through the cache first.  0, or -1 with err set.  A trace
+ * with nothing to replay is refused unless ALLOW_EMPTY (analysis of a
+ * session's reclaim only, as `analyze` does). */
 int ingest_open_input(const char *input, struct vmr *v, char *path, size_t pathlen,
-		      int progress, char *err, size_t errlen);
+		      int progress, int allow_empty, char *err, size_t errlen);
 
 #endif
