@@ -1,6 +1,8 @@
 #!/bin/bash
 # tests/fidelity.sh [BUILD] — `make fidelity`: the scoreboard of every
-# committed real session (vmreplay validate traces), written to
+# committed real session (vmreplay validate traces/sessions: the
+# captures traces/sessions.sh made, three per workload and swappiness),
+# written to
 # traces/FIDELITY.md, and the cells it passes to tests/data/fidelity-pass.tsv
 # (tests/t_fidelity.sh fails when a cell passing there stops passing).
 set -eu
@@ -11,13 +13,14 @@ vmr=$root/$build/vmreplay
 export VMREPLAY_CACHE=${VMREPLAY_CACHE:-$root/$build/cache}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-"$vmr" validate -q -f markdown -o "$tmp/board.md" traces
-"$vmr" validate -q -f tsv -o "$tmp/board.tsv" traces
+"$vmr" validate -q -f markdown -o "$tmp/board.md" traces/sessions/*/
+"$vmr" validate -q -f tsv -o "$tmp/board.tsv" traces/sessions/*/
 commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 {
     echo "# Fidelity: the replay against the kernel it models"
     echo
-    echo "\`vmreplay validate traces\` on the real sessions committed in traces/"
+    echo "\`vmreplay validate traces/sessions/*/\` on the real sessions committed in"
+    echo "traces/sessions/ (traces/README.md: how each was made)"
     echo "(each replayed as captured: its limit, swappiness, RAM, swap device and"
     echo "the latencies the capture measured), at commit $commit; \`make fidelity\`"
     echo "writes this page. A cell is a workload at one swappiness; its captures"

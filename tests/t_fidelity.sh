@@ -10,10 +10,10 @@ trap 'rm -rf "$tmp"' EXIT
 export VMREPLAY_CACHE=$tmp/cache
 pass=tests/data/fidelity-pass.tsv
 
-check "the scoreboard runs on traces/" "$vmr" validate -q -f tsv -o "$tmp/board.tsv" traces
+check "the scoreboard runs on traces/sessions" "$vmr" validate -q -f tsv -o "$tmp/board.tsv" traces/sessions/*/
 check "the pass list exists" test -s "$pass"
 awk -F'\t' 'NR > 1 && $12 == "yes" {print $1 "\t" $2 "\t" $3 "\t" $4}' "$tmp/board.tsv" | sort >"$tmp/now"
 lost=$(sort "$pass" | comm -23 - "$tmp/now" | tr '\t' ' ' | paste -sd, -)
 check "every cell that passed still passes${lost:+ (now failing: $lost)}" test -z "$lost"
-"$vmr" validate -q -f markdown traces | tail -1 >"$tmp/summary"
+"$vmr" validate -q -f markdown traces/sessions/*/ | tail -1 >"$tmp/summary"
 check "traces/FIDELITY.md is current (make fidelity)" grep -qxF "$(cat "$tmp/summary")" traces/FIDELITY.md

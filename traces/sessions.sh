@@ -23,7 +23,8 @@
 #             memory uncaptured)
 #   kbuild    a Linux build subset: `make -j2 mm/vmscan.o mm/memory.o
 #             kernel/fork.o` in Debian's linux-source-6.12 after defconfig
-#             and `make prepare` (peak about 200 MiB), limit 68 MiB
+#             and `make prepare` (peak about 200 MiB), limit 96 MiB (at
+#             68 MiB the memcg OOM killer ended cc1)
 #   reader    a file reader and re-reader: cat of four 16 MiB files, then
 #             the first two again (cold cache), limit 24 MiB
 #   mix       python3 writing 48 MiB of anonymous memory, reading two

@@ -72,7 +72,7 @@ SH
 }
 
 limit_of() {
-    case $1 in compile) echo 20M ;; kbuild) echo 68M ;; reader) echo 24M ;; mix) echo 24M ;;
+    case $1 in compile) echo 20M ;; kbuild) echo 96M ;; reader) echo 24M ;; mix) echo 24M ;;
     churn) echo 32M ;; mt-anon) echo 40M ;; esac
 }
 
