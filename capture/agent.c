@@ -68,6 +68,7 @@ static struct {
 	uint64_t swap_size;
 	unsigned period_ms;         /* vmstat and maps snapshots */
 	unsigned stat_period_ms;    /* memory.stat snapshots (each read flushes) */
+	unsigned soft_dirty_ms;     /* clear_refs 4 period, 0 = never */
 	const char *prefix;
 	int kernel_domain;          /* lttng-modules records the rest */
 	const char *damon_dir;      /* kdamond sysfs dir we run, or NULL */
@@ -844,6 +845,21 @@ static void damon_refresh(const int *pids, int n)
 	nr_damon_targets = n;
 }
 
+/* Writes to pages already mapped do not fault, so the trace would not
+ * see them.  Clearing the soft-dirty bits (clear_refs 4:
+ * clear_soft_dirty write-protects the PTEs, and touches neither the
+ * accessed bits nor PG_referenced, which reclaim reads) makes the first
+ * write to each page after it fault again: one recorded write per page
+ * and period. */
+static void clear_soft_dirty(const int *pids, int n)
+{
+	char path[64];
+	for (int i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "/proc/%d/clear_refs", pids[i]);
+		write_str(path, "4");   /* gone already: nothing to clear */
+	}
+}
+
 /* /proc/vmstat and the maps every period_ms; memory.stat (WITH_STAT) at
  * the start, every stat_period_ms and at the end, because each read of it
  * flushes the memcg statistics reclaim reads (mem_cgroup_flush_stats):
@@ -1051,7 +1067,8 @@ int main(int argc, char **argv)
 		{ "damon-aggr-us", 1, 0, 2 }, { "damon-update-us", 1, 0, 3 }, { "damon-note", 1, 0, 4 },
 		{ "workload", 1, 0, 'w' }, { "argv", 1, 0, 'a' }, { "buffer-kb", 1, 0, 'b' },
 		{ "max-damon-targets", 1, 0, 5 }, { "kernel-build", 1, 0, 6 },
-		{ "stat-period-ms", 1, 0, 7 }, { "nice", 1, 0, 8 }, { 0, 0, 0, 0 }
+		{ "stat-period-ms", 1, 0, 7 }, { "nice", 1, 0, 8 }, { "soft-dirty-ms", 1, 0, 9 },
+		{ 0, 0, 0, 0 }
 	};
 	int c, nice_level = 0;
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
@@ -1077,6 +1094,7 @@ int main(int argc, char **argv)
 		case 6: opt.kernel_build = optarg; break;
 		case 7: opt.stat_period_ms = (unsigned)atoi(optarg); break;
 		case 8: nice_level = atoi(optarg); break;
+		case 9: opt.soft_dirty_ms = (unsigned)atoi(optarg); break;
 		case 'w': opt.workload = optarg; break;
 		case 'a': opt.argv = optarg; break;
 		case 'b': opt.buffer_kb = (unsigned)atoi(optarg); break;
@@ -1145,6 +1163,7 @@ int main(int argc, char **argv)
 
 	uint64_t next = now_mono() + opt.period_ms * 1000000ull;
 	uint64_t next_stat = now_mono() + opt.stat_period_ms * 1000000ull;
+	uint64_t next_sd = now_mono() + opt.soft_dirty_ms * 1000000ull;
 	while (!stop_requested) {
 		inst_drain(&inst_task);
 		inst_drain(&inst_kswapd);
@@ -1160,6 +1179,13 @@ int main(int argc, char **argv)
 			next = now + opt.period_ms * 1000000ull;
 			if (stat)
 				next_stat = now + opt.stat_period_ms * 1000000ull;
+		}
+		if (opt.soft_dirty_ms && now >= next_sd) {
+			int *pids;
+			int n = cgroup_pids(&pids);
+			clear_soft_dirty(pids, n);
+			free(pids);
+			next_sd = now + opt.soft_dirty_ms * 1000000ull;
 		}
 		/* An exec's maps are read within DRAIN_MS of it (before the
 		 * program maps much); the buffers are read as often. */

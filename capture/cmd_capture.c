@@ -77,6 +77,9 @@ static const char usage_text[] =
 	"                          flushes the memcg statistics reclaim reads)\n"
 	"      --agent-nice N      the capture agent's nice level, 0-19 (default 10: it\n"
 	"                          yields the CPUs to the workload it records)\n"
+	"      --soft-dirty MS     clear the workload's soft-dirty bits every MS, so that\n"
+	"                          the first write to a mapped page in each period\n"
+	"                          faults and is recorded (default 0: never)\n"
 	"      --no-damon          do not set up DAMON\n"
 	"      --no-trace          the same session without recording anything (the\n"
 	"                          baseline for the capture's overhead); -o DIR stays empty\n"
@@ -109,6 +112,7 @@ struct capture {
 	const char *swap_dir;
 	unsigned period_ms;
 	unsigned stat_period_ms;    /* memory.stat snapshots */
+	unsigned soft_dirty_ms;     /* clear_refs 4 period, 0 = never */
 	int agent_nice;
 	int damon_wanted;
 	int no_trace;               /* same session, nothing recorded */
@@ -721,7 +725,7 @@ static int start_agent(struct capture *c)
 	if (pipe2(ctl, O_CLOEXEC) != 0 || pipe2(st, O_CLOEXEC) != 0)
 		return fail("pipe: %s", strerror(errno));
 	char a_root[32], a_ver[8], a_lim[32], a_swp[16], a_ssize[32], a_period[16], a_stat[16],
-	     a_nice[8], a_buf[16], a_kd[16], a_s[32], a_a[32], a_u[32], argv_s[4096];
+	     a_nice[8], a_sd[16], a_buf[16], a_kd[16], a_s[32], a_a[32], a_u[32], argv_s[4096];
 	snprintf(a_root, sizeof(a_root), "%d", (int)c->workload);
 	snprintf(a_ver, sizeof(a_ver), "%d", c->cg_version);
 	snprintf(a_lim, sizeof(a_lim), "%llu", (unsigned long long)c->limit);
@@ -730,6 +734,7 @@ static int start_agent(struct capture *c)
 	snprintf(a_period, sizeof(a_period), "%u", c->period_ms);
 	snprintf(a_stat, sizeof(a_stat), "%u", c->stat_period_ms);
 	snprintf(a_nice, sizeof(a_nice), "%d", c->agent_nice);
+	snprintf(a_sd, sizeof(a_sd), "%u", c->soft_dirty_ms);
 	snprintf(a_buf, sizeof(a_buf), "%u", c->buffer_kb);
 	snprintf(a_kd, sizeof(a_kd), "%d", c->kdamond_pid);
 	snprintf(a_s, sizeof(a_s), "%llu", (unsigned long long)c->damon_sample_us);
@@ -752,6 +757,7 @@ static int start_agent(struct capture *c)
 	argv[n++] = "--period-ms";      argv[n++] = a_period;
 	argv[n++] = "--stat-period-ms"; argv[n++] = a_stat;
 	argv[n++] = "--nice";           argv[n++] = a_nice;
+	argv[n++] = "--soft-dirty-ms";  argv[n++] = a_sd;
 	argv[n++] = "--prefix";         argv[n++] = c->prefix;
 	argv[n++] = "--buffer-kb";      argv[n++] = a_buf;
 	argv[n++] = "--workload";       argv[n++] = (char *)base;
@@ -955,7 +961,7 @@ static int guest_hidden(const char *path)
 static int capture_in_guest(struct capture *c, const char *kernel, uint64_t guest_mem,
 			    const char *lru_gen)
 {
-	char self[PATH_MAX], lim[32], swp[16], per[16], sper[16], anice[8], ivl[96], buf[16], mem[32], tbswap[64];
+	char self[PATH_MAX], lim[32], swp[16], per[16], sper[16], anice[8], asd[16], ivl[96], buf[16], mem[32], tbswap[64];
 	/* The guest runs this binary, or the one VMREPLAY_GUEST_BIN names (an
 	 * AddressSanitizer build cannot run there: UML maps its processes'
 	 * libraries and stacks where ASan's shadow memory must go). */
@@ -975,6 +981,7 @@ static int capture_in_guest(struct capture *c, const char *kernel, uint64_t gues
 	snprintf(per, sizeof(per), "%u", c->period_ms);
 	snprintf(sper, sizeof(sper), "%u", c->stat_period_ms);
 	snprintf(anice, sizeof(anice), "%d", c->agent_nice);
+	snprintf(asd, sizeof(asd), "%u", c->soft_dirty_ms);
 	snprintf(ivl, sizeof(ivl), "%llu,%llu,%llu", (unsigned long long)c->damon_sample_us,
 		 (unsigned long long)c->damon_aggr_us, (unsigned long long)c->damon_update_us);
 	snprintf(buf, sizeof(buf), "%u", c->buffer_kb);
@@ -1010,6 +1017,7 @@ static int capture_in_guest(struct capture *c, const char *kernel, uint64_t gues
 	inner[n++] = "--period";          inner[n++] = per;
 	inner[n++] = "--stat-period";     inner[n++] = sper;
 	inner[n++] = "--agent-nice";      inner[n++] = anice;
+	inner[n++] = "--soft-dirty";      inner[n++] = asd;
 	inner[n++] = "--damon-intervals"; inner[n++] = ivl;
 	inner[n++] = "--buffer-kb";       inner[n++] = buf;
 	if (!c->damon_wanted)
@@ -1067,6 +1075,7 @@ int cmd_capture(int argc, char **argv)
 		{ "period", required_argument, 0, 'p' },
 		{ "stat-period", required_argument, 0, 'P' },
 		{ "agent-nice", required_argument, 0, 'A' },
+		{ "soft-dirty", required_argument, 0, 'W' },
 		{ "no-damon", no_argument, 0, 'N' },
 		{ "no-trace", no_argument, 0, 'T' },
 		{ "damon-intervals", required_argument, 0, 'I' },
@@ -1124,6 +1133,11 @@ int cmd_capture(int argc, char **argv)
 			if (cli_parse_u64(optarg, 0, 19, &v) != 0)
 				return cli_error(EXIT_USAGE, CMD, "--agent-nice: '%s' is not 0-19", optarg);
 			c.agent_nice = (int)v;
+			break;
+		case 'W':
+			if (cli_parse_u64(optarg, 0, 60000, &v) != 0 || (v && v < 10))
+				return cli_error(EXIT_USAGE, CMD, "--soft-dirty: '%s' is not 0 or 10-60000 ms", optarg);
+			c.soft_dirty_ms = (unsigned)v;
 			break;
 		case 'N': c.damon_wanted = 0; break;
 		case 'T': c.no_trace = 1; break;
