@@ -62,11 +62,19 @@ for wl in $workloads; do
             # shellcheck disable=SC2046
             flock 9
             before=$(snap_vmstat)
+            st=0
             "$vmr" capture "${opt[@]}" "${copts[@]}" -o "$tmp/cap" --limit "$(limit_of "$wl")" \
-                --swappiness "$sw" -- $(command_of "$wl") >"$tmp/log" 2>&1 ||
-                { cat "$tmp/log" >&2; echo "perturbation.sh: $wl ($mode) failed" >&2; exit 1; }
+                --swappiness "$sw" -- $(command_of "$wl") >"$tmp/log" 2>&1 || st=$?
             after=$(snap_vmstat)
             flock -u 9
+            # The memcg OOM killer may end a run, captured or not: it is
+            # counted, not measured.
+            if [ "$st" = 137 ] && grep -q 'workload killed after' "$tmp/log"; then
+                printf '%s\t%s\t%d\tkilled\n' "$wl" "$mode" "$r" >>"$out.tmp"
+                echo "== $wl $mode $r: killed (memcg OOM)" >&2
+                continue
+            fi
+            [ "$st" = 0 ] || { cat "$tmp/log" >&2; echo "perturbation.sh: $wl ($mode) failed" >&2; exit 1; }
             secs=$(sed -n 's/.*workload ended after \([0-9.]*\) s (status 0).*/\1/p' "$tmp/log")
             [ -n "$secs" ] || { cat "$tmp/log" >&2; echo "perturbation.sh: $wl ($mode): no run time" >&2; exit 1; }
             if [ "$mode" = capture ] && ! grep -q 'discarded events: 0 (LTTng), 0 (ftrace)' "$tmp/log"; then
@@ -86,6 +94,7 @@ mv "$out.tmp" "$out"
 # median against the uncaptured min-max.
 awk -F'\t' '
 NR == 1 { for (i = 4; i <= NF; i++) name[i] = $i; nf = NF; next }
+$4 == "killed" { killed[$1 SUBSEP $2]++; next }
 { k = $1 SUBSEP $2; n[k]++; for (i = 4; i <= NF; i++) v[k, i, n[k]] = $i; wl[$1] = 1 }
 function med(k, i,   m, j, a, t, x, y) {
     m = n[k]; for (j = 1; j <= m; j++) a[j] = v[k, i, j] + 0
@@ -101,12 +110,12 @@ END {
     for (w in wl) {
         c = w SUBSEP "capture"; u = w SUBSEP "no-trace"
         tc = med(c, 4); tu = med(u, 4)
-        printf "%s: run time %.3f s captured, %.3f s [%.3f-%.3f] not: %+.0f%%\n", w, tc, tu,
-            ext(u, 4, 1), ext(u, 4, 0), tu > 0 ? 100 * (tc - tu) / tu : 0
+        printf "%s: run time %.3f s captured, %.3f s [%.3f-%.3f] not: %+.0f%% (OOM-killed: %d captured, %d not)\n",
+            w, tc, tu, ext(u, 4, 1), ext(u, 4, 0), (tu > 0 ? 100 * (tc - tu) / tu : 0), killed[c], killed[u]
         for (i = 5; i <= nf; i++) {
             lo = ext(u, i, 1); hi = ext(u, i, 0); m = med(c, i)
             printf "    %-24s captured %8d [%d-%d]  not %8d [%d-%d]  %s\n", name[i], m, ext(c, i, 1),
-                ext(c, i, 0), med(u, i), lo, hi, m >= lo && m <= hi ? "inside" : "OUTSIDE"
+                ext(c, i, 0), med(u, i), lo, hi, ((m >= lo && m <= hi) ? "inside" : "OUTSIDE")
         }
     }
 }' "$out"
