@@ -37,7 +37,6 @@ vmr=$root/$build/vmreplay
 [ -x "$vmr" ] || { echo "perturbation.sh: build first: make" >&2; exit 1; }
 [ "$(id -u)" = 0 ] || { echo "perturbation.sh: needs root" >&2; exit 1; }
 workloads=${*:-compile reader mix churn mt-anon}
-commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)
 # shellcheck source=traces/workloads.sh
 . "$root/traces/workloads.sh"
 workload_inputs "$workloads"

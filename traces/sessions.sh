@@ -27,8 +27,8 @@
 #             68 MiB the memcg OOM killer ended cc1)
 #   reader    a file reader and re-reader: cat of four 16 MiB files, then
 #             the first two again (cold cache), limit 24 MiB
-#   mix       python3 writing 48 MiB of anonymous memory, reading two
-#             16 MiB files twice, writing the memory again (peak 56 MiB),
+#   mix       python3 writing 96 MiB of anonymous memory, reading a
+#             16 MiB file twice, writing the memory again (peak 98 MiB),
 #             limit 24 MiB
 #   churn     python3 building and dropping dicts and lists of about
 #             35 MiB three times (peak 40 MiB), limit 32 MiB (at 24 MiB

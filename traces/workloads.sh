@@ -7,22 +7,27 @@
 #   command_of WORKLOAD            its command line
 #   drop_inputs                    its input files out of the page cache
 #
-# Needs $root (the repository) and $commit (what compile compiles).
+# Needs $root (the repository).
 
 # The inputs live where both the host and the test bed's guest can read
 # them (the guest sees the host's / read-only and has its own /tmp,
-# /var/tmp and /run).
-w=/var/cache/vmreplay/w
+# /var/tmp and /run), in a folder of their own: the test bed's sessions
+# script wrote other scripts under the same names into
+# /var/cache/vmreplay/w while these sessions were captured.
+w=/var/cache/vmreplay/w-sessions
 # kbuild writes its objects into the tree, so it is a copy of its own;
 # linux-source-6.12 is Debian's (bookworm-backports), the test bed's too.
 kb=/var/tmp/vmreplay-kbuild/linux-source-6.12
+# What compile compiles: this repository's sources at the commit the
+# committed sessions compiled.
+src_commit=727440c
 
 workload_inputs() {
     command -v stress-ng >/dev/null || apt-get install -y -qq stress-ng >/dev/null
     mkdir -p "$w"
     for i in 1 2 3 4; do [ -s "$w/r$i" ] || head -c 16M /dev/urandom >"$w/r$i"; done
     if [ ! -d "$w/src" ]; then
-        mkdir -p "$w/src" && git -C "$root" archive HEAD lib replay analysis capture | tar -x -C "$w/src"
+        mkdir -p "$w/src" && git -C "$root" archive "$src_commit" lib replay analysis capture | tar -x -C "$w/src"
     fi
     case " $1 " in *" kbuild "*)
         if [ ! -f "$kb/include/generated/autoconf.h" ]; then
@@ -36,12 +41,11 @@ workload_inputs() {
     esac
     cat >"$w/mix.py" <<'PY'
 import sys
-a = bytearray(48 << 20)
+a = bytearray(96 << 20)
 for i in range(0, len(a), 4096): a[i] = 1
 for _ in range(2):
-    for name in sys.argv[1:]:
-        with open(name, 'rb') as f:
-            while f.read(1 << 20): pass
+    with open(sys.argv[1], 'rb') as f:
+        while f.read(1 << 20): pass
 for i in range(0, len(a), 4096): a[i] = 2
 PY
     cat >"$w/churn.py" <<'PY'
@@ -55,7 +59,7 @@ print(len(keep))
 PY
     cat >"$w/compile.sh" <<SH
 #!/bin/sh
-# four translation units of vmreplay $commit, two compilers at a time
+# four translation units of vmreplay $src_commit, two compilers at a time
 cd $w/src && printf '%s\n' replay/mm/vmscan.c replay/ingest/kevents.c analysis/analyze.c \\
     replay/mm/lru_gen/eviction.c | xargs -P2 -I{} cc -std=gnu11 -O2 -D_GNU_SOURCE -Ilib -Ireplay \\
     -Ianalysis -Icapture -c {} -o /dev/null
@@ -81,7 +85,7 @@ command_of() {
     compile) echo "$w/compile.sh" ;;
     kbuild) echo "$w/kbuild.sh" ;;
     reader) echo "$w/reader.sh" ;;
-    mix) echo "python3 $w/mix.py $w/r1 $w/r2" ;;
+    mix) echo "python3 $w/mix.py $w/r1" ;;
     churn) echo "python3 $w/churn.py" ;;
     mt-anon) echo "stress-ng --vm 2 --vm-bytes 64M --vm-method flip --vm-ops 3000 --timeout 60s -q" ;;
     esac
