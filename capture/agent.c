@@ -35,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -48,6 +49,7 @@
 
 #define PROG "vmreplay-capture-agent"
 #define CLONE_THREAD_FLAG 0x00010000ull
+#define DRAIN_MS 10
 
 static volatile sig_atomic_t stop_requested;
 
@@ -64,7 +66,9 @@ static struct {
 	int swappiness;
 	const char *swap_kind, *swap_device;
 	uint64_t swap_size;
-	unsigned period_ms;
+	unsigned period_ms;         /* vmstat and maps snapshots */
+	unsigned stat_period_ms;    /* memory.stat snapshots (each read flushes) */
+	unsigned soft_dirty_ms;     /* clear_refs 4 period, 0 = never */
 	const char *prefix;
 	int kernel_domain;          /* lttng-modules records the rest */
 	const char *damon_dir;      /* kdamond sysfs dir we run, or NULL */
@@ -76,7 +80,7 @@ static struct {
 	unsigned buffer_kb;
 	unsigned max_damon_targets;
 } opt = {
-	.period_ms = 100, .cgroup_version = 1, .swappiness = -1,
+	.period_ms = 100, .stat_period_ms = 2000, .cgroup_version = 1, .swappiness = -1,
 	.swap_kind = "none", .swap_device = "", .damon_note = "",
 	.workload = "", .argv = "", .buffer_kb = 8192, .max_damon_targets = 8,
 };
@@ -841,18 +845,36 @@ static void damon_refresh(const int *pids, int n)
 	nr_damon_targets = n;
 }
 
-static void snapshot(int with_counters)
+/* Writes to pages already mapped do not fault, so the trace would not
+ * see them.  Clearing the soft-dirty bits (clear_refs 4:
+ * clear_soft_dirty write-protects the PTEs, and touches neither the
+ * accessed bits nor PG_referenced, which reclaim reads) makes the first
+ * write to each page after it fault again: one recorded write per page
+ * and period. */
+static void clear_soft_dirty(const int *pids, int n)
+{
+	char path[64];
+	for (int i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "/proc/%d/clear_refs", pids[i]);
+		write_str(path, "4");   /* gone already: nothing to clear */
+	}
+}
+
+/* /proc/vmstat and the maps every period_ms; memory.stat (WITH_STAT) at
+ * the start, every stat_period_ms and at the end, because each read of it
+ * flushes the memcg statistics reclaim reads (mem_cgroup_flush_stats):
+ * reading it often would make the recorded kernel's statistics fresher
+ * than an unrecorded one's, whose flusher runs every 2 s. */
+static void snapshot(int with_stat)
 {
 	int *pids;
 	int n = cgroup_pids(&pids);
-	if (with_counters) {
-		snap_vmstat();
+	snap_vmstat();
+	if (with_stat)
 		snap_memcg();
-	}
 	for (int i = 0; i < n; i++)
 		snap_maps(pids[i]);
-	if (with_counters)
-		damon_refresh(pids, n);
+	damon_refresh(pids, n);
 	free(pids);
 }
 
@@ -964,7 +986,7 @@ static void emit_session(void)
 		.swappiness = opt.swappiness, .swap_kind = opt.swap_kind,
 		.swap_device = opt.swap_device, .swap_size = opt.swap_size,
 		.kernel_source = opt.kernel_domain ? "lttng-modules" : "tracefs-bridge",
-		.lru_kind = lru_kind(), .thp = thp, .period_ms = opt.period_ms,
+		.lru_kind = lru_kind(), .thp = thp, .period_ms = opt.stat_period_ms,
 		.damon = opt.damon_dir != NULL, .damon_sample_us = opt.damon_sample_us,
 		.damon_aggr_us = opt.damon_aggr_us, .damon_update_us = opt.damon_update_us,
 		.damon_note = opt.damon_note, .filter = filter,
@@ -1044,9 +1066,11 @@ int main(int argc, char **argv)
 		{ "kdamond-pid", 1, 0, 'Q' }, { "damon-sample-us", 1, 0, 1 },
 		{ "damon-aggr-us", 1, 0, 2 }, { "damon-update-us", 1, 0, 3 }, { "damon-note", 1, 0, 4 },
 		{ "workload", 1, 0, 'w' }, { "argv", 1, 0, 'a' }, { "buffer-kb", 1, 0, 'b' },
-		{ "max-damon-targets", 1, 0, 5 }, { "kernel-build", 1, 0, 6 }, { 0, 0, 0, 0 }
+		{ "max-damon-targets", 1, 0, 5 }, { "kernel-build", 1, 0, 6 },
+		{ "stat-period-ms", 1, 0, 7 }, { "nice", 1, 0, 8 }, { "soft-dirty-ms", 1, 0, 9 },
+		{ 0, 0, 0, 0 }
 	};
-	int c;
+	int c, nice_level = 0;
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		switch (c) {
 		case 'r': opt.root_pid = atoi(optarg); break;
@@ -1068,14 +1092,23 @@ int main(int argc, char **argv)
 		case 4: opt.damon_note = optarg; break;
 		case 5: opt.max_damon_targets = (unsigned)atoi(optarg); break;
 		case 6: opt.kernel_build = optarg; break;
+		case 7: opt.stat_period_ms = (unsigned)atoi(optarg); break;
+		case 8: nice_level = atoi(optarg); break;
+		case 9: opt.soft_dirty_ms = (unsigned)atoi(optarg); break;
 		case 'w': opt.workload = optarg; break;
 		case 'a': opt.argv = optarg; break;
 		case 'b': opt.buffer_kb = (unsigned)atoi(optarg); break;
 		default: usage();
 		}
 	}
-	if (optind != argc || opt.root_pid <= 0 || !opt.cgroup || !opt.prefix || opt.period_ms == 0)
+	if (optind != argc || opt.root_pid <= 0 || !opt.cgroup || !opt.prefix || opt.period_ms == 0 ||
+	    opt.stat_period_ms == 0)
 		usage();
+	/* On a machine of few CPUs the agent competes with the workload it
+	 * records: below it, it runs in the workload's idle moments, and the
+	 * ring buffers (--buffer-kb) hold what it has not read yet. */
+	if (nice_level && setpriority(PRIO_PROCESS, 0, nice_level) != 0)
+		die("cannot set the nice level %d: %s", nice_level, strerror(errno));
 	if (opt.max_damon_targets > 64)
 		opt.max_damon_targets = 64;
 	read_kernel_build(&kbuild);
@@ -1129,6 +1162,8 @@ int main(int argc, char **argv)
 	status("ready");
 
 	uint64_t next = now_mono() + opt.period_ms * 1000000ull;
+	uint64_t next_stat = now_mono() + opt.stat_period_ms * 1000000ull;
+	uint64_t next_sd = now_mono() + opt.soft_dirty_ms * 1000000ull;
 	while (!stop_requested) {
 		inst_drain(&inst_task);
 		inst_drain(&inst_kswapd);
@@ -1139,10 +1174,22 @@ int main(int argc, char **argv)
 		}
 		uint64_t now = now_mono();
 		if (now >= next) {
-			snapshot(1);
+			int stat = now >= next_stat;
+			snapshot(stat);
 			next = now + opt.period_ms * 1000000ull;
+			if (stat)
+				next_stat = now + opt.stat_period_ms * 1000000ull;
 		}
-		r = read_control(line, sizeof(line), 10);
+		if (opt.soft_dirty_ms && now >= next_sd) {
+			int *pids;
+			int n = cgroup_pids(&pids);
+			clear_soft_dirty(pids, n);
+			free(pids);
+			next_sd = now + opt.soft_dirty_ms * 1000000ull;
+		}
+		/* An exec's maps are read within DRAIN_MS of it (before the
+		 * program maps much); the buffers are read as often. */
+		r = read_control(line, sizeof(line), DRAIN_MS);
 		if (r < 0 || (r > 0 && strncmp(line, "stop", 4) == 0))
 			break;
 	}

@@ -75,7 +75,14 @@ static const char usage_text[] =
 	"                          with --kernel also ubd[:SIZE] (a UBD swap file, 1G)\n"
 	"                          and delay[:SIZE[:MS]] (dm-delay over one, 5 ms)\n"
 	"      --swap-dir DIR      where a swap file goes (default /var/tmp)\n"
-	"  -p, --period MS         vmstat/memory.stat/maps snapshot period (default 100)\n"
+	"  -p, --period MS         vmstat and maps snapshot period (default 100)\n"
+	"      --stat-period MS    memory.stat snapshot period (default 2000: each read\n"
+	"                          flushes the memcg statistics reclaim reads)\n"
+	"      --agent-nice N      the capture agent's nice level, 0-19 (default 10: it\n"
+	"                          yields the CPUs to the workload it records)\n"
+	"      --soft-dirty MS     clear the workload's soft-dirty bits every MS, so that\n"
+	"                          the first write to a mapped page in each period\n"
+	"                          faults and is recorded (default 0: never)\n"
 	"      --no-damon          do not set up DAMON\n"
 	"      --no-trace          the same session without recording anything (the\n"
 	"                          baseline for the capture's overhead); -o DIR stays empty\n"
@@ -111,6 +118,9 @@ struct capture {
 	const char *swap_opt;
 	const char *swap_dir;
 	unsigned period_ms;
+	unsigned stat_period_ms;    /* memory.stat snapshots */
+	unsigned soft_dirty_ms;     /* clear_refs 4 period, 0 = never */
+	int agent_nice;
 	int damon_wanted;
 	int no_trace;               /* same session, nothing recorded */
 	uint64_t damon_sample_us, damon_aggr_us, damon_update_us;
@@ -741,14 +751,17 @@ static int start_agent(struct capture *c)
 	int ctl[2], st[2];
 	if (pipe2(ctl, O_CLOEXEC) != 0 || pipe2(st, O_CLOEXEC) != 0)
 		return fail("pipe: %s", strerror(errno));
-	char a_root[32], a_ver[8], a_lim[32], a_swp[16], a_ssize[32], a_period[16], a_buf[16],
-	     a_kd[16], a_s[32], a_a[32], a_u[32], argv_s[4096];
+	char a_root[32], a_ver[8], a_lim[32], a_swp[16], a_ssize[32], a_period[16], a_stat[16],
+	     a_nice[8], a_sd[16], a_buf[16], a_kd[16], a_s[32], a_a[32], a_u[32], argv_s[4096];
 	snprintf(a_root, sizeof(a_root), "%d", (int)c->workload);
 	snprintf(a_ver, sizeof(a_ver), "%d", c->cg_version);
 	snprintf(a_lim, sizeof(a_lim), "%llu", (unsigned long long)c->limit);
 	snprintf(a_swp, sizeof(a_swp), "%d", c->swappiness);
 	snprintf(a_ssize, sizeof(a_ssize), "%llu", (unsigned long long)c->swap_size);
 	snprintf(a_period, sizeof(a_period), "%u", c->period_ms);
+	snprintf(a_stat, sizeof(a_stat), "%u", c->stat_period_ms);
+	snprintf(a_nice, sizeof(a_nice), "%d", c->agent_nice);
+	snprintf(a_sd, sizeof(a_sd), "%u", c->soft_dirty_ms);
 	snprintf(a_buf, sizeof(a_buf), "%u", c->buffer_kb);
 	snprintf(a_kd, sizeof(a_kd), "%d", c->kdamond_pid);
 	snprintf(a_s, sizeof(a_s), "%llu", (unsigned long long)c->damon_sample_us);
@@ -769,6 +782,9 @@ static int start_agent(struct capture *c)
 	argv[n++] = "--swap-device";    argv[n++] = c->swap_device;
 	argv[n++] = "--swap-size";      argv[n++] = a_ssize;
 	argv[n++] = "--period-ms";      argv[n++] = a_period;
+	argv[n++] = "--stat-period-ms"; argv[n++] = a_stat;
+	argv[n++] = "--nice";           argv[n++] = a_nice;
+	argv[n++] = "--soft-dirty-ms";  argv[n++] = a_sd;
 	argv[n++] = "--prefix";         argv[n++] = c->prefix;
 	argv[n++] = "--buffer-kb";      argv[n++] = a_buf;
 	argv[n++] = "--workload";       argv[n++] = (char *)base;
@@ -972,7 +988,7 @@ static int guest_hidden(const char *path)
 static int capture_in_guest(struct capture *c, const char *kernel, uint64_t guest_mem,
 			    const char *lru_gen)
 {
-	char self[PATH_MAX], lim[32], swp[16], per[16], ivl[96], buf[16], mem[32], tbswap[64];
+	char self[PATH_MAX], lim[32], swp[16], per[16], sper[16], anice[8], asd[16], ivl[96], buf[16], mem[32], tbswap[64];
 	/* The guest runs this binary, or the one VMREPLAY_GUEST_BIN names (an
 	 * AddressSanitizer build cannot run there: UML maps its processes'
 	 * libraries and stacks where ASan's shadow memory must go). */
@@ -990,6 +1006,9 @@ static int capture_in_guest(struct capture *c, const char *kernel, uint64_t gues
 	snprintf(lim, sizeof(lim), "%llu", (unsigned long long)c->limit);
 	snprintf(swp, sizeof(swp), "%d", c->swappiness);
 	snprintf(per, sizeof(per), "%u", c->period_ms);
+	snprintf(sper, sizeof(sper), "%u", c->stat_period_ms);
+	snprintf(anice, sizeof(anice), "%d", c->agent_nice);
+	snprintf(asd, sizeof(asd), "%u", c->soft_dirty_ms);
 	snprintf(ivl, sizeof(ivl), "%llu,%llu,%llu", (unsigned long long)c->damon_sample_us,
 		 (unsigned long long)c->damon_aggr_us, (unsigned long long)c->damon_update_us);
 	snprintf(buf, sizeof(buf), "%u", c->buffer_kb);
@@ -1023,6 +1042,9 @@ static int capture_in_guest(struct capture *c, const char *kernel, uint64_t gues
 	inner[n++] = "--swappiness";      inner[n++] = swp;
 	inner[n++] = "--swap";            inner[n++] = (char *)inner_swap;
 	inner[n++] = "--period";          inner[n++] = per;
+	inner[n++] = "--stat-period";     inner[n++] = sper;
+	inner[n++] = "--agent-nice";      inner[n++] = anice;
+	inner[n++] = "--soft-dirty";      inner[n++] = asd;
 	inner[n++] = "--damon-intervals"; inner[n++] = ivl;
 	inner[n++] = "--buffer-kb";       inner[n++] = buf;
 	if (!c->damon_wanted)
@@ -1078,6 +1100,9 @@ int cmd_capture(int argc, char **argv)
 		{ "swap", required_argument, 0, 'S' },
 		{ "swap-dir", required_argument, 0, 'D' },
 		{ "period", required_argument, 0, 'p' },
+		{ "stat-period", required_argument, 0, 'P' },
+		{ "agent-nice", required_argument, 0, 'A' },
+		{ "soft-dirty", required_argument, 0, 'W' },
 		{ "no-damon", no_argument, 0, 'N' },
 		{ "no-trace", no_argument, 0, 'T' },
 		{ "damon-intervals", required_argument, 0, 'I' },
@@ -1097,6 +1122,8 @@ int cmd_capture(int argc, char **argv)
 	c.swap_opt = "auto";
 	c.swap_dir = "/var/tmp";
 	c.period_ms = 100;
+	c.stat_period_ms = 2000;
+	c.agent_nice = 10;
 	c.damon_wanted = 1;
 	c.damon_sample_us = 5000;
 	c.damon_aggr_us = 100000;
@@ -1124,6 +1151,21 @@ int cmd_capture(int argc, char **argv)
 			if (cli_parse_u64(optarg, 10, 60000, &v) != 0)
 				return cli_error(EXIT_USAGE, CMD, "--period: '%s' is not 10-60000 ms", optarg);
 			c.period_ms = (unsigned)v;
+			break;
+		case 'P':
+			if (cli_parse_u64(optarg, 10, 60000, &v) != 0)
+				return cli_error(EXIT_USAGE, CMD, "--stat-period: '%s' is not 10-60000 ms", optarg);
+			c.stat_period_ms = (unsigned)v;
+			break;
+		case 'A':
+			if (cli_parse_u64(optarg, 0, 19, &v) != 0)
+				return cli_error(EXIT_USAGE, CMD, "--agent-nice: '%s' is not 0-19", optarg);
+			c.agent_nice = (int)v;
+			break;
+		case 'W':
+			if (cli_parse_u64(optarg, 0, 60000, &v) != 0 || (v && v < 10))
+				return cli_error(EXIT_USAGE, CMD, "--soft-dirty: '%s' is not 0 or 10-60000 ms", optarg);
+			c.soft_dirty_ms = (unsigned)v;
 			break;
 		case 'N': c.damon_wanted = 0; break;
 		case 'T': c.no_trace = 1; break;

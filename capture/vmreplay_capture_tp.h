@@ -32,7 +32,7 @@ struct vmrc_session {
     const char *kernel_source;  /* "tracefs-bridge" or "lttng-modules"   */
     const char *lru_kind;       /* "classic" or "mglru"                  */
     const char *thp;            /* transparent_hugepage/enabled choice   */
-    uint32_t period_ms;         /* snapshot period                       */
+    uint32_t period_ms;         /* memory.stat snapshot period (ms)      */
     uint8_t damon;              /* 1: damon_aggregated is recorded       */
     uint64_t damon_sample_us, damon_aggr_us, damon_update_us;
     const char *damon_note;     /* why DAMON is off, or its setup        */

@@ -1,8 +1,9 @@
 #!/bin/bash
 # tests/fidelity.sh [BUILD] — `make fidelity`: the scoreboard of every
-# committed real session (vmreplay validate traces traces/sessions/*:
-# this machine's captures and the test bed's, uml-6.12-mglru replayed
-# under mglru, uml-6.12-classic under classic), written to
+# committed real session (vmreplay validate traces/sessions/*: the
+# captures traces/sessions.sh made on this machine's kernel and in the
+# test bed's User-Mode Linux guest, three per workload and swappiness;
+# MGLRU sessions replayed under mglru, the others under classic), written to
 # traces/FIDELITY.md, and the cells it passes to tests/data/fidelity-pass.tsv
 # (tests/t_fidelity.sh fails when a cell passing there stops passing).
 set -eu
@@ -13,8 +14,10 @@ vmr=$root/$build/vmreplay
 export VMREPLAY_CACHE=${VMREPLAY_CACHE:-$root/$build/cache}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-# traces/ and each set of traces/sessions/ (validate looks one level down)
-mapfile -t sets < <(echo traces; find traces/sessions -mindepth 1 -maxdepth 1 -type d 2>/dev/null | sort)
+# each set of traces/sessions/ (validate looks one level down); the
+# older single captures in traces/*-swN share workload names with them and
+# stay out of the scoreboard
+mapfile -t sets < <(find traces/sessions -mindepth 1 -maxdepth 1 -type d | sort)
 "$vmr" validate -q -f markdown -o "$tmp/board.md" "${sets[@]}"
 "$vmr" validate -q -f tsv -o "$tmp/board.tsv" "${sets[@]}"
 commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
@@ -22,12 +25,12 @@ commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
     echo "# Fidelity: the replay against the kernel it models"
     echo
     echo "\`vmreplay validate ${sets[*]}\` on the real sessions committed"
-    echo "there (those of traces/sessions/uml-* captured in the test bed's User-Mode"
-    echo "Linux guest, capture/testbed/README.md; MGLRU sessions replayed under"
-    echo "mglru, the others under classic; each set's README.md says which demand"
-    echo "source serves which cells), each replayed as captured (its limit,"
-    echo "swappiness, RAM, swap device and the latencies the capture measured),"
-    echo "at commit $commit; \`make fidelity\`"
+    echo "there (traces/README.md: how each was made; those of traces/sessions/uml-*"
+    echo "captured in the test bed's User-Mode Linux guest, capture/testbed/README.md;"
+    echo "MGLRU sessions replayed under mglru, the others under classic; each set's"
+    echo "README.md says which demand source serves which cells), each replayed as"
+    echo "captured (its limit, swappiness, RAM, swap device and the latencies the"
+    echo "capture measured), at commit $commit; \`make fidelity\`"
     echo "writes this page. A cell is a workload at one swappiness; its captures"
     echo "are the replicates. It passes when the replay median is within 25% of"
     echo "the kernel median (kernel CV below 0.25) or inside the kernel's min-max;"

@@ -487,6 +487,77 @@ static void readahead_pages(void **state)
 	unlink(path);
 }
 
+/* The reclaim of a file page as __remove_mapping does it: off the LRU, a
+ * shadow, the folio freed. */
+static void evict_file(struct engine *e, uint32_t pfn)
+{
+	lruvec_del_folio(e, folio_lruvec(e, pfn), pfn);
+	workingset_eviction(e, pfn, -1);
+	free_unref_folio(e, pfn);
+}
+
+/* The shadow shrinker: a node of 64 slots joins the memcg's
+ * shadow_nodes list when its last folio leaves a shadow and leaves it at
+ * a refault; count_shadow_nodes allows LRU pages / 8 nodes (the stale
+ * local statistics); do_shrink_slab scans half the excess, in batches of
+ * 128 or all of a smaller excess, deferring what it did not scan to
+ * later calls, scaled down by their priority (mm/shrinker.c). */
+static void shadow_shrinker(void **state)
+{
+	(void)state;
+	struct box b;
+	box_open(&b, policy_find("classic"), 320, 0, 0, 0, 60);   /* 5 nodes of file pages */
+	struct engine *e = &b.e;
+	struct mem_cgroup *mc = &e->memcgs[0];
+	for (uint32_t p = 0; p < 320; p++)
+		install(e, p, 0);
+	for (uint32_t p = 0; p < 63; p++)
+		evict_file(e, p);
+	assert_int_equal(mc->nr_shadow_nodes, 0);         /* page 63 is still in node 0 */
+	evict_file(e, 63);
+	assert_int_equal(mc->nr_shadow_nodes, 1);
+	/* A refault puts a folio back in the node: off the list. */
+	lruvec_del_folio(e, folio_lruvec(e, 5), 5);        /* (install adds it again) */
+	e->folio[5].flags &= ~PG_lru;
+	workingset_refault(e, 5);
+	install(e, 5, 0);
+	assert_int_equal(mc->nr_shadow_nodes, 0);
+	evict_file(e, 5);
+	assert_int_equal(mc->nr_shadow_nodes, 1);
+	for (uint32_t p = 64; p < 320; p++)
+		evict_file(e, p);
+	assert_int_equal(mc->nr_shadow_nodes, 5);
+
+	/* 16 LRU pages as last flushed: 16 >> 3 = 2 nodes allowed, 3 freeable. */
+	memset(mc->lruvec.stat_local, 0, sizeof(mc->lruvec.stat_local));
+	mc->lruvec.stat_local[LRU_INACTIVE_FILE] = 16;
+	assert_int_equal(count_shadow_nodes(e, 0), 3);
+	/* Priority 12: delta 3 / 2 = 1, total 1 < 3 and < 128: nothing
+	 * scanned, 1 deferred. */
+	assert_int_equal(shrink_slab(e, 0, 12), 0);
+	assert_int_equal(mc->shadow_nr_deferred, 1);
+	/* Priority 0: 1 + 1 = 2 < 3: still nothing, 2 deferred. */
+	assert_int_equal(shrink_slab(e, 0, 0), 0);
+	assert_int_equal(mc->shadow_nr_deferred, 2);
+	/* 2 + 1 = 3 >= 3: the 3 oldest nodes (0, re-listed when page 5 left
+	 * again, then 1 and 2) go with their shadows; 2 + 1 - 3 = 0 deferred. */
+	assert_int_equal(shrink_slab(e, 0, 0), 3);
+	assert_int_equal(mc->shadow_nr_deferred, 0);
+	assert_int_equal(mc->nr_shadow_nodes, 2);
+	assert_false(e->folio[0].flags & PG_shadow);
+	assert_false(e->folio[64].flags & PG_shadow);
+	assert_false(e->folio[191].flags & PG_shadow);
+	assert_true(e->folio[192].flags & PG_shadow);      /* node 3 */
+	assert_true(e->folio[319].flags & PG_shadow);      /* node 4 */
+	/* Their refaults are no refaults any more. */
+	uint64_t before = e->vm[VM_workingset_refault_file];
+	workingset_refault(e, 100);
+	assert_int_equal(e->vm[VM_workingset_refault_file], before);
+	/* 2 nodes left, 2 allowed: nothing freeable. */
+	assert_int_equal(count_shadow_nodes(e, 0), 0);
+	box_free(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -502,6 +573,7 @@ int main(void)
 		cmocka_unit_test(oom_below_working_set),
 		cmocka_unit_test(precached_charged_outside),
 		cmocka_unit_test(readahead_pages),
+		cmocka_unit_test(shadow_shrinker),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

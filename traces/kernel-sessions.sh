@@ -19,15 +19,8 @@
 #             limit 48 MiB (instrumented: the trace also holds its exact
 #             access stream, which the replay then uses)
 #
-# traces/kernel-sessions.sh --overhead N [BUILD] [WORKLOAD...]
-#
-# Instead: runs each workload (swappiness 100) N times with the capture
-# and N times with `vmreplay capture --no-trace` (the same cgroup, limit,
-# swappiness and swap, nothing recorded), alternating, and prints the
-# workload's run time (median) both ways: the capture's overhead.
+# (The capture's perturbation, capture against --no-trace: traces/perturbation.sh.)
 set -eu
-overhead=0
-if [ "${1:-}" = --overhead ]; then overhead=$2; shift 2; fi
 build=${1:-build}
 shift || true
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -111,31 +104,6 @@ EOF
     ;;
     esac
 }
-
-# run_time LOG: the workload's run time in seconds, as the capture printed it
-run_time() { sed -n 's/.*workload [a-z]* after \([0-9.]*\) s.*/\1/p' "$1"; }
-median() { sort -n | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
-if [ "$overhead" -gt 0 ]; then
-    printf '%-9s %5s %12s %12s %9s\n' workload runs "traced (s)" "untraced (s)" overhead
-    for w in $workloads; do
-        : >"$work/with"; : >"$work/without"
-        for i in $(seq "$overhead"); do
-            for mode in with without; do
-                [ "$w" = reader ] && for f in "$work"/data/f*; do dd if="$f" iflag=nocache count=0 status=none; done
-                rm -rf "$work/ov"
-                flag=""; [ $mode = without ] && flag=--no-trace
-                # shellcheck disable=SC2046
-                "$vmr" capture -q $flag -o "$work/ov" --limit "$(limit_of "$w")" --swappiness 100 -- \
-                    $(command_of "$w") >"$work/ov.log" 2>&1 || { cat "$work/ov.log" >&2; exit 1; }
-                run_time "$work/ov.log" >>"$work/$mode"
-            done
-        done
-        a=$(median <"$work/with"); b=$(median <"$work/without")
-        printf '%-9s %5d %12.3f %12.3f %+8.1f%%   with: %s  without: %s\n' "$w" "$overhead" "$a" "$b" \
-            "$(echo "($a - $b) * 100 / $b" | bc -l)" "$(tr '\n' ' ' <"$work/with")" "$(tr '\n' ' ' <"$work/without")"
-    done
-    exit 0
-fi
 
 for w in $workloads; do
     for sw in 1 100 200; do

@@ -13,25 +13,29 @@
 #                   tree or a UML binary; --lru-gen y|n there (default y)
 #   --lru-gen V     y (MGLRU) or n (classic) in the guest
 #   --out DIR       where the sessions go (default traces/sessions/KERNEL,
-#                   KERNEL being e.g. 6.18-classic or uml-6.12-mglru)
+#                   KERNEL being e.g. 6.18-classic or 6.12-mglru)
 #   --build DIR     the build directory (default build)
 #
 # Workloads (none is one of the instrumented workloads of capture/workloads;
 # their demand comes from the kernel's page faults and page-cache events):
 #   compile   gcc -O2 of four translation units of this repository, two at
-#             a time (peak 30 MiB), limit 16 MiB
+#             a time (peak 30 MiB), limit 20 MiB (16 MiB ran out of
+#             memory uncaptured)
 #   kbuild    a Linux build subset: `make -j2 mm/vmscan.o mm/memory.o
-#             kernel/fork.o` in Debian's linux-source-6.1 after defconfig
-#             and `make prepare` (peak about 200 MiB), limit 68 MiB
+#             kernel/fork.o` in Debian's linux-source-6.12 after defconfig
+#             and `make prepare` (peak about 200 MiB), limit 96 MiB (at
+#             68 MiB the memcg OOM killer ended cc1)
 #   reader    a file reader and re-reader: cat of four 16 MiB files, then
 #             the first two again (cold cache), limit 24 MiB
-#   mix       python3 writing 96 MiB of anonymous memory, reading a 64 MiB
-#             file twice, writing the memory again (peak 104 MiB), limit
-#             48 MiB
+#   mix       python3 writing 96 MiB of anonymous memory, reading a
+#             16 MiB file twice, writing the memory again (peak 98 MiB),
+#             limit 24 MiB
 #   churn     python3 building and dropping dicts and lists of about
-#             100 MiB six times (peak 149 MiB), limit 56 MiB
-#   mt-anon   stress-ng --vm 2 workers over 96 MiB of anonymous memory, a
-#             fixed number of passes (peak about 100 MiB), limit 40 MiB
+#             35 MiB three times (peak 40 MiB), limit 32 MiB (at 24 MiB
+#             the kernel's memcg OOM killer ended it)
+#   mt-anon   stress-ng --vm 2 workers over 64 MiB of anonymous memory, a
+#             fixed number of passes (peak about 66 MiB), limit 40 MiB (at
+#             28 MiB the memcg OOM killer ended workers)
 #
 # In the test bed (--kernel) the workloads are smaller, so that a capture
 # (every fault of the test bed's tracepoint is an event) stays a few
@@ -79,133 +83,24 @@ if [ -n "$kernel" ]; then
         echo "sessions.sh: kbuild cannot run in the test bed (its tree is read-only there)" >&2; exit 2 ;;
     esac
 fi
-command -v stress-ng >/dev/null || apt-get install -y -qq stress-ng >/dev/null
-
-# The workloads' inputs, made once, outside the captures.  The guest sees
-# the host's / read-only and has its own /tmp, /var/tmp and /run, so they
-# live where both can read them.
-w=/var/cache/vmreplay/w
-mkdir -p "$w"
-[ -s "$w/f64" ] || head -c 64M /dev/urandom >"$w/f64"
-for i in 1 2 3 4; do [ -s "$w/r$i" ] || head -c 16M /dev/urandom >"$w/r$i"; done
-for i in 1 2 3 4; do [ -s "$w/t$i" ] || head -c 6M /dev/urandom >"$w/t$i"; done
+# The workloads: their inputs, limits and commands (traces/workloads.sh).
 commit=$(git rev-parse --short HEAD)
-if [ ! -d "$w/src" ]; then
-    mkdir -p "$w/src" && git archive HEAD lib replay analysis capture | tar -x -C "$w/src"
-fi
-kb=/var/tmp/vmreplay-kbuild/linux-source-6.1
-case " $workloads " in *" kbuild "*)
-    if [ ! -f "$kb/include/generated/autoconf.h" ]; then
-        mkdir -p "$(dirname "$kb")"
-        [ -f /usr/src/linux-source-6.1.tar.xz ] || apt-get install -y -qq linux-source-6.1 >/dev/null
-        tar -C "$(dirname "$kb")" -xf /usr/src/linux-source-6.1.tar.xz
-        make -C "$kb" defconfig >/dev/null
-        make -C "$kb" -j2 prepare >/dev/null 2>&1
-    fi ;;
-esac
-cat >"$w/mix.py" <<'EOF'
-import sys
-a = bytearray(96 << 20)
-for i in range(0, len(a), 4096): a[i] = 1
-for _ in range(2):
-    with open(sys.argv[1], 'rb') as f:
-        while f.read(1 << 20): pass
-for i in range(0, len(a), 4096): a[i] = 2
-EOF
-cat >"$w/churn.py" <<'EOF'
-keep = []
-for r in range(6):
-    d = {i: [i] * 8 for i in range(400000)}
-    s = [str(i) * 4 for i in range(300000)]
-    keep.append(s[::7])
-    del d, s
-print(len(keep))
-EOF
-cat >"$w/compile.sh" <<EOF
-#!/bin/sh
-# four translation units of vmreplay $commit, two compilers at a time
-cd $w/src && printf '%s\n' replay/mm/vmscan.c replay/ingest/kevents.c analysis/analyze.c \\
-    replay/mm/lru_gen/eviction.c | xargs -P2 -I{} cc -std=gnu11 -O2 -D_GNU_SOURCE -Ilib -Ireplay \\
-    -Ianalysis -Icapture -c {} -o /dev/null
-EOF
-cat >"$w/kbuild.sh" <<EOF
-#!/bin/sh
-cd $kb && rm -f mm/vmscan.o mm/memory.o kernel/fork.o && exec make -j2 mm/vmscan.o mm/memory.o kernel/fork.o
-EOF
-cat >"$w/reader.sh" <<EOF
-#!/bin/sh
-cat $w/r1 $w/r2 $w/r3 $w/r4 >/dev/null && cat $w/r1 $w/r2 >/dev/null
-EOF
-# the test bed's workloads (see the header)
-cat >"$w/tb-compile.sh" <<EOF
-#!/bin/sh
-# two translation units of vmreplay $commit, both compilers at once
-cd $w/src && printf '%s\n' replay/mm/vmscan.c replay/mm/lru_gen/eviction.c | xargs -P2 -I{} \\
-    cc -std=gnu11 -O2 -D_GNU_SOURCE -Ilib -Ireplay -Ianalysis -Icapture -c {} -o /dev/null
-EOF
-cat >"$w/tb-reader.sh" <<EOF
-#!/bin/sh
-# held open: hostfs drops a file's pages when its last reference goes
-exec 3<$w/t1 4<$w/t2 5<$w/t3 6<$w/t4
-cat $w/t1 $w/t2 $w/t3 $w/t4 >/dev/null && cat $w/t1 $w/t2 >/dev/null
-EOF
-cat >"$w/tb-mix.py" <<'EOF'
-import sys
-n = int(sys.argv[1]) << 20
-# held open: hostfs drops a file's pages when its last reference goes
-files = [open(p, 'rb') for p in sys.argv[2:]]
-a = bytearray(n)
-for i in range(0, n, 4096): a[i] = 1
-for _ in range(2):
-    for f in files:
-        f.seek(0)
-        while f.read(1 << 20): pass
-for i in range(0, n, 4096): a[i] = 2
-EOF
-chmod +x "$w"/*.sh
+# shellcheck source=traces/workloads.sh
+. "$root/traces/workloads.sh"
+workload_inputs "$workloads"
 
-limit_of() {
-    [ -z "$kernel" ] || case $1 in
-    compile) echo 40M; return ;; reader|mt-anon) echo 16M; return ;; mix) echo 24M; return ;;
-    esac
-    case $1 in compile) echo 16M ;; kbuild) echo 68M ;; reader) echo 24M ;; mix) echo 48M ;;
-    churn) echo 56M ;; mt-anon) echo 40M ;; esac
-}
-command_of() {
-    # (stress-ng's temporary files in the guest's /tmp: its cwd is read-only)
-    [ -z "$kernel" ] || case $1 in
-    compile) echo "$w/tb-compile.sh"; return ;;
-    reader) echo "$w/tb-reader.sh"; return ;;
-    mix) echo "python3 $w/tb-mix.py 32 $w/t1 $w/t2 $w/t3"; return ;;
-    mt-anon) echo "stress-ng --temp-path /tmp --vm 2 --vm-bytes 32M --vm-method flip --vm-ops 2000 --timeout 60s -q"
-        return ;;
-    esac
-    case $1 in
-    compile) echo "$w/compile.sh" ;;
-    kbuild) echo "$w/kbuild.sh" ;;
-    reader) echo "$w/reader.sh" ;;
-    mix) echo "python3 $w/mix.py $w/f64" ;;
-    churn) echo "python3 $w/churn.py" ;;
-    mt-anon) echo "stress-ng --vm 2 --vm-bytes 96M --vm-method flip --vm-ops 6000 --timeout 60s -q" ;;
-    esac
-}
-# Before each capture, the workload's files leave the page cache, so that
-# every read is a real one (the reader's files, the mix's file).
-drop_inputs() {
-    for f in "$w"/f64 "$w"/r[1-4]; do dd if="$f" iflag=nocache count=0 status=none; done
-}
-
-# A guest's boot waits for the other guests' (the test bed's lock, taken
-# here per capture: do not run this script under that lock yourself).
+# Captures never overlap: a host capture swaps on and off and makes
+# memcgs; the test bed boots one guest at a time.  The lock is taken here
+# per capture: do not run this script under it yourself.
 if [ -n "$kernel" ]; then
     kopt=(--kernel "$kernel" --lru-gen "$lru_gen" --swap zram)
-    guest_lock=(flock /run/vmreplay-testbed.lock)
+    lock=/run/vmreplay-testbed.lock
     bi=$(capture/testbed/build.sh -q -k "$kernel")/build-info
     guest_kernel="$(sed -n 's/^release=//p' "$bi") ($(sed -n 's/^source=//p' "$bi"), build $(sed -n 's/^key=//p' "$bi"),
 patches $(sed -n 's/^patches=//p' "$bi")), lru_gen $lru_gen"
 else
     kopt=()
-    guest_lock=()
+    lock=/run/vmreplay-capture.lock
 fi
 # Sessions of one kernel go together: validate never groups different
 # kernels, and the folder says which one (6.18-classic, uml-6.12-mglru).
@@ -227,9 +122,9 @@ for wl in $workloads; do
             name=$wl-sw$sw-$r
             cap=$tmp/$name
             echo "== $name" >&2
-            drop_inputs
             # shellcheck disable=SC2046
-            "${guest_lock[@]}" "$vmr" capture "${kopt[@]}" -o "$cap" --limit "$(limit_of "$wl")" --swappiness "$sw" -- \
+            flock "$lock" bash -c '. "$1/traces/workloads.sh" && drop_inputs && shift && exec "$@"' \
+                _ "$root" "$vmr" capture "${kopt[@]}" -o "$cap" --limit "$(limit_of "$wl")" --swappiness "$sw" -- \
                 $(command_of "$wl") >"$tmp/$name.log" 2>&1 || { cat "$tmp/$name.log" >&2; exit 1; }
             grep -q 'discarded events: 0 (LTTng), 0 (ftrace)' "$tmp/$name.log" ||
                 { cat "$tmp/$name.log" >&2; echo "$name: events were discarded" >&2; exit 1; }

@@ -139,5 +139,21 @@ void workingset_age_nonresident(struct engine *e, int memcg, uint64_t nr);
 void workingset_activation(struct engine *e, uint32_t pfn);
 void workingset_eviction(struct engine *e, uint32_t pfn, int target_memcg);
 void workingset_refault(struct engine *e, uint32_t pfn);
+/* The page-cache xa_nodes (64 slots of one file each), built from the
+ * trace's file pages.  0, or -1 out of memory. */
+int shadow_nodes_init(struct engine *e);
+void shadow_nodes_free(struct engine *e);
+/* workingset_update_node: file page PFN changed (inserted, evicted with
+ * or without a shadow, its shadow gone); its node joins or leaves its
+ * memcg's shadow_nodes list. */
+void workingset_update_node(struct engine *e, uint32_t pfn);
+/* count_shadow_nodes / scan_shadow_nodes: the shadow shrinker's objects. */
+long count_shadow_nodes(struct engine *e, int memcg);
+uint64_t scan_shadow_nodes(struct engine *e, int memcg, uint64_t nr_to_scan);
+#define SHRINK_EMPTY (-2L)
+
+/* ---- shrinker.c ------------------------------------------------------------ */
+/* shrink_slab: the memcg's shrinkers at PRIORITY (the shadow shrinker). */
+uint64_t shrink_slab(struct engine *e, int memcg, int priority);
 
 #endif

@@ -143,6 +143,7 @@ static void do_flush_stats(struct engine *e, int memcg)
 			continue;
 		struct lruvec *lv = &e->memcgs[m].lruvec;
 		memcpy(lv->stat, lv->subtree_size, sizeof(lv->stat));
+		memcpy(lv->stat_local, lv->size, sizeof(lv->stat_local));
 		memcpy(lv->stat_workingset_activate, lv->workingset_activate,
 		       sizeof(lv->stat_workingset_activate));
 		lv->stats_updates = 0;

@@ -44,8 +44,10 @@ void release_page(struct engine *e, uint32_t pfn)
 	struct folio *f = &e->folio[pfn];
 	folio_free_swap(e, pfn);
 	f->flags &= ~(PG_shadow | PG_seen | PG_swapped | PG_precached);
-	if (!(f->flags & PG_resident))
+	if (!(f->flags & PG_resident)) {
+		workingset_update_node(e, pfn);     /* its shadow went */
 		return;
+	}
 	if (f->flags & PG_isolated) {
 		f->flags |= PG_freed;
 		return;

@@ -103,6 +103,7 @@ struct lruvec {
 	/* The memcg statistics as readers of lruvec_page_state see them: as
 	 * of the last rstat flush (memcontrol.c), and the updates since. */
 	uint64_t stat[NR_LRU_LISTS];
+	uint64_t stat_local[NR_LRU_LISTS];     /* lruvec_page_state_local  */
 	uint64_t stat_workingset_activate[ANON_AND_FILE];
 	uint64_t stats_updates;
 	int congested;                         /* LRUVEC_CGROUP_CONGESTED   */
@@ -114,6 +115,12 @@ struct mem_cgroup {
 	uint64_t max;               /* memory.max in pages; UINT64_MAX none  */
 	int swappiness;
 	struct lruvec lruvec;       /* the one node's lruvec of this memcg  */
+	/* Its part of the shadow_nodes list_lru (workingset.c): xa_nodes
+	 * holding only shadow entries, oldest first (ids + 1, 0 none), and
+	 * the shadow shrinker's deferred work (shrinker.c). */
+	uint32_t shadow_head, shadow_tail;
+	uint64_t nr_shadow_nodes;
+	long shadow_nr_deferred;
 	char name[128];
 };
 

@@ -79,6 +79,7 @@ void free_unref_folio(struct engine *e, uint32_t pfn)
 		      PG_dirty | PG_workingset | PG_reclaim | PG_isolated | PG_freed | PG_precached |
 		      PG_readahead);
 	f->gen_refs = 0;
+	workingset_update_node(e, pfn);     /* page_cache_delete */
 	e->node.nr_free++;
 	mem_cgroup_uncharge(e, f->memcg);
 	e->procs[f->owner].rss--;

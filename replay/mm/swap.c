@@ -18,6 +18,7 @@ void folio_add_lru(struct engine *e, uint32_t pfn)
 	if (lru_gen_enabled(e) && lru_gen_in_fault(e))
 		e->folio[pfn].flags |= PG_active;
 	lruvec_add_folio(e, folio_lruvec(e, pfn), pfn);
+	workingset_update_node(e, pfn);     /* a folio in its node now */
 }
 
 /* folio_activate -> lru_activate: move an inactive folio to the head of

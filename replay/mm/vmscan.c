@@ -682,7 +682,7 @@ static void shrink_node_memcgs(struct engine *e, struct scan_control *sc)
 		if (partial)
 			e->node.memcg_cursor = (uint32_t)m + 1;
 		shrink_lruvec(e, m, sc);
-		/* shrink_slab: not modelled. */
+		shrink_slab(e, m, sc->priority);
 
 		if (patch_early_exit_memcg_walk(e, sc)) {
 			/* classic+early-exit: partial and full walks alike. */

@@ -7,12 +7,22 @@
  * them): the generation the folio was evicted from and its tier, which
  * feed the PID controller.
  *
- * Left out (DEVIATIONS.md): the shadow nodes' own shrinker (shadows are
- * kept as long as their page id), and the memcg statistics' flush delay
- * (the refault distance reads exact sizes).
+ * The page cache's shadow entries live in xa_nodes of 64 slots; a node
+ * holding nothing but shadows sits on its memcg's shadow_nodes list, and
+ * the shadow shrinker (count_shadow_nodes, scan_shadow_nodes, called by
+ * shrinker.c's do_shrink_slab) frees the oldest such nodes, their
+ * shadows with them, when there are more than the memcg's LRU size / 8.
+ * Swap-cache shadows live in the swap table (mm/swap_table.h), on no
+ * such list.
+ *
+ * Left out (DEVIATIONS.md): the xarray's inner nodes (only the leaves
+ * hold entries); a node's memcg is that of the folio whose eviction left
+ * it shadows only (the kernel's: the task that allocated it).
  */
 #include "internal.h"
 #include "vmscan.h"
+
+#include <stdlib.h>
 
 /* The shadow's token is the clock modulo 2^32 (EVICTION_MASK: the kernel
  * also packs a truncated clock into the shadow entry). */
@@ -178,4 +188,176 @@ void workingset_refault(struct engine *e, uint32_t pfn)
 		lru_note_cost_refault(e, pfn);
 		count_vm_events(e, file ? VM_workingset_restore_file : VM_workingset_restore_anon, 1);
 	}
+}
+
+/* ---- shadow nodes ---------------------------------------------------------- */
+
+#define XA_CHUNK_SHIFT 6                /* 64 slots a node */
+#define NO_NODE UINT32_MAX
+
+struct xa_node {
+	uint32_t first, nr;             /* its folios in shadow_nodes.pfns */
+	uint32_t prev, next;            /* on a shadow_nodes list: ids + 1 */
+	int32_t memcg;                  /* the list it is on, -1 none */
+};
+
+struct shadow_nodes {
+	uint32_t *node_of;              /* per folio: its node, NO_NODE if anon */
+	uint32_t *pfns;                 /* the file folios, node by node */
+	struct xa_node *node;
+	uint32_t nr_nodes;
+};
+
+static int cmp_slot(const void *a, const void *b, void *arg)
+{
+	const struct vmr_page *pg = arg;
+	const struct vmr_page *x = &pg[*(const uint32_t *)a], *y = &pg[*(const uint32_t *)b];
+	if (x->space != y->space)
+		return x->space < y->space ? -1 : 1;
+	if (x->ino != y->ino)
+		return x->ino < y->ino ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+int shadow_nodes_init(struct engine *e)
+{
+	const struct vmr_page *pg = e->v->pages;
+	uint32_t nr_file = 0;
+	for (uint32_t i = 0; i < e->nr_folios; i++)
+		nr_file += pg[i].kind == VMR_PAGE_FILE;
+	if (!nr_file)
+		return 0;
+	struct shadow_nodes *sn = calloc(1, sizeof(*sn));
+	if (!sn)
+		return -1;
+	e->shadow_nodes = sn;
+	sn->node_of = malloc(e->nr_folios * sizeof(*sn->node_of));
+	sn->pfns = malloc(nr_file * sizeof(*sn->pfns));
+	sn->node = malloc(nr_file * sizeof(*sn->node));
+	if (!sn->node_of || !sn->pfns || !sn->node)
+		return -1;
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < e->nr_folios; i++) {
+		sn->node_of[i] = NO_NODE;
+		if (pg[i].kind == VMR_PAGE_FILE)
+			sn->pfns[n++] = i;
+	}
+	qsort_r(sn->pfns, n, sizeof(*sn->pfns), cmp_slot, (void *)pg);
+	for (uint32_t i = 0; i < n; i++) {
+		const struct vmr_page *p = &pg[sn->pfns[i]], *q = i ? &pg[sn->pfns[i - 1]] : NULL;
+		if (!q || q->space != p->space || q->ino != p->ino ||
+		    q->index >> XA_CHUNK_SHIFT != p->index >> XA_CHUNK_SHIFT)
+			sn->node[sn->nr_nodes++] = (struct xa_node){ i, 0, 0, 0, -1 };
+		sn->node[sn->nr_nodes - 1].nr++;
+		sn->node_of[sn->pfns[i]] = sn->nr_nodes - 1;
+	}
+	return 0;
+}
+
+void shadow_nodes_free(struct engine *e)
+{
+	struct shadow_nodes *sn = e->shadow_nodes;
+	if (!sn)
+		return;
+	free(sn->node_of);
+	free(sn->pfns);
+	free(sn->node);
+	free(sn);
+	e->shadow_nodes = NULL;
+}
+
+/* list_lru_add_obj / list_lru_del_obj on the memcg's shadow_nodes. */
+static void shadow_list_add(struct engine *e, uint32_t id, int memcg)
+{
+	struct xa_node *x = &e->shadow_nodes->node[id];
+	struct mem_cgroup *mc = &e->memcgs[memcg];
+	x->memcg = memcg;
+	x->next = 0;
+	x->prev = mc->shadow_tail;
+	if (mc->shadow_tail)
+		e->shadow_nodes->node[mc->shadow_tail - 1].next = id + 1;
+	else
+		mc->shadow_head = id + 1;
+	mc->shadow_tail = id + 1;
+	mc->nr_shadow_nodes++;
+}
+
+static void shadow_list_del(struct engine *e, uint32_t id)
+{
+	struct xa_node *x = &e->shadow_nodes->node[id];
+	struct mem_cgroup *mc = &e->memcgs[x->memcg];
+	if (x->prev)
+		e->shadow_nodes->node[x->prev - 1].next = x->next;
+	else
+		mc->shadow_head = x->next;
+	if (x->next)
+		e->shadow_nodes->node[x->next - 1].prev = x->prev;
+	else
+		mc->shadow_tail = x->prev;
+	mc->nr_shadow_nodes--;
+	x->memcg = -1;
+}
+
+/* The node's entries: folios in the page cache, and shadows. */
+static int node_only_shadows(const struct engine *e, const struct xa_node *x)
+{
+	uint32_t values = 0;
+	for (uint32_t i = 0; i < x->nr; i++) {
+		const struct folio *f = &e->folio[e->shadow_nodes->pfns[x->first + i]];
+		if (f->flags & PG_resident)
+			return 0;
+		values += !!(f->flags & PG_shadow);
+	}
+	return values > 0;
+}
+
+/* workingset_update_node: track non-empty nodes that hold only shadow
+ * entries; unlink those that hold folios or nothing. */
+void workingset_update_node(struct engine *e, uint32_t pfn)
+{
+	struct shadow_nodes *sn = e->shadow_nodes;
+	if (!sn || sn->node_of[pfn] == NO_NODE)
+		return;
+	uint32_t id = sn->node_of[pfn];
+	struct xa_node *x = &sn->node[id];
+	if (node_only_shadows(e, x)) {
+		if (x->memcg < 0)
+			shadow_list_add(e, id, e->folio[pfn].memcg);
+	} else if (x->memcg >= 0) {
+		shadow_list_del(e, id);
+	}
+}
+
+/* count_shadow_nodes: the nodes beyond a worst-case density of 1/8th of
+ * what the memcg's LRU (its own statistics, as of their last flush)
+ * could use as shadows.  The kernel adds the memcg's slab pages, which
+ * the replay has none of. */
+long count_shadow_nodes(struct engine *e, int memcg)
+{
+	uint64_t nodes = e->memcgs[memcg].nr_shadow_nodes;
+	if (!nodes)
+		return SHRINK_EMPTY;
+	mem_cgroup_flush_stats_ratelimited(e, memcg);
+	uint64_t pages = 0;
+	for (int i = 0; i < NR_LRU_LISTS; i++)
+		pages += e->memcgs[memcg].lruvec.stat_local[i];
+	uint64_t max_nodes = pages >> (XA_CHUNK_SHIFT - 3);
+	return nodes <= max_nodes ? 0 : (long)(nodes - max_nodes);
+}
+
+/* scan_shadow_nodes: shadow_lru_isolate on up to NR_TO_SCAN nodes from
+ * the head of the list (the oldest), each freed with its shadows. */
+uint64_t scan_shadow_nodes(struct engine *e, int memcg, uint64_t nr_to_scan)
+{
+	struct shadow_nodes *sn = e->shadow_nodes;
+	uint64_t freed = 0;
+	while (nr_to_scan-- && e->memcgs[memcg].shadow_head) {
+		uint32_t id = e->memcgs[memcg].shadow_head - 1;
+		struct xa_node *x = &sn->node[id];
+		shadow_list_del(e, id);
+		for (uint32_t i = 0; i < x->nr; i++)
+			e->folio[sn->pfns[x->first + i]].flags &= ~(PG_shadow | PG_shadow_ws);
+		freed++;
+	}
+	return freed;
 }

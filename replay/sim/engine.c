@@ -387,7 +387,7 @@ int engine_init(struct engine *e, const struct vmr *v, const struct engine_param
 		goto oom;
 	/* Only a device that reads ahead needs the address index (a sort)
 	 * or the slots' positions. */
-	if (swap_ra_init(e) != 0)
+	if (swap_ra_init(e) != 0 || shadow_nodes_init(e) != 0)
 		goto oom;
 	if (lru_gen_enabled(e) && lru_gen_init(e) != 0)
 		goto oom;
@@ -456,6 +456,7 @@ void engine_free(struct engine *e)
 	if (e->folio)
 		munmap(e->folio, e->folio_bytes);
 	swap_ra_free(e);
+	shadow_nodes_free(e);
 	free(e->memcgs);
 	free(e->tasks);
 	for (uint32_t i = 0; e->procs && i < e->nr_procs; i++) {

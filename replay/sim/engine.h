@@ -139,6 +139,7 @@ struct engine {
 	} swap_ra_cluster;
 	uint32_t *anon_by_addr;      /* anonymous page ids by (space, index) */
 	uint32_t nr_anon;
+	struct shadow_nodes *shadow_nodes;  /* page-cache xa_nodes (mm/workingset.c) */
 
 	struct sim_thread kswapd;
 	enum { KSWAPD_SLEEPING, KSWAPD_NAPPING, KSWAPD_RUNNING } kswapd_state;
