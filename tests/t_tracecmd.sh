@@ -91,6 +91,8 @@ check "a real recording ($how, rc $rc)" \
 dat=$tmp/trace.dat
 "$vmr" ingest -q -f json -o "$tmp/a.vmr" "$dat" >"$tmp/ing.json" 2>"$tmp/err"
 check "ingest trace.dat: exit 0 ($(head -c 200 "$tmp/err"))" test $? = 0
+"$vmr" ingest -q --no-cache -o "$tmp/a2.vmr" "$dat" >/dev/null 2>&1
+check "ingest is deterministic: the same recording, byte-identical .vmr" cmp -s "$tmp/a.vmr" "$tmp/a2.vmr"
 ev=$(sed -n 's/.*"events": \([0-9]*\).*/\1/p' "$tmp/ing.json")
 check "ingest trace.dat: events decoded ($ev)" test "${ev:-0}" -gt 1000
 bt=$(trace-cmd report -i "$dat" 2>/dev/null | grep -c ': [a-z_]*: ')
