@@ -89,6 +89,9 @@ TRACEFS_LIBS   := $(shell pkg-config --libs libtracefs libtraceevent 2>/dev/null
 
 TEST_SRCS := $(wildcard tests/test_*.c)
 TEST_BINS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
+# Tools the shell tests run (not tests themselves).
+TOOL_SRCS := $(wildcard tests/tools/*.c)
+TOOL_BINS := $(TOOL_SRCS:tests/tools/%.c=$(BUILD)/tests/tools/%)
 
 # Man pages: doc/man/NAME.SECTION.scd → BUILD/man/NAME.SECTION (scdoc).
 MAN_SRCS  := $(wildcard doc/man/*.scd)
@@ -108,7 +111,7 @@ PATH_DEFS := -DVMREPLAY_PKGLIBEXECDIR='"$(pkglibexecdir)"' \
 .SECONDARY:
 .PHONY: all programs man deps deps-slurm deps-deb check check-asan check-unit \
         bench figures fidelity clean test-build install uninstall deb FORCE
-all: programs $(TEST_BINS)
+all: programs $(TEST_BINS) $(TOOL_BINS)
 programs: $(BUILD)/vmreplay $(AGENT_BIN) $(WL_BINS) man
 man: $(MAN_PAGES)
 
@@ -133,6 +136,10 @@ $(AGENT_BIN): $(AGENT_OBJS)
 $(BUILD)/workloads/%: $(BUILD)/capture/workloads/%.o $(WL_COMMON_OBJS) $(TP_OBJ)
 	@mkdir -p $(dir $@)
 	$(LINK) $^ $(UST_LIBS) -lm -o $@
+
+$(BUILD)/tests/tools/%: $(BUILD)/tests/tools/%.o $(LIB_OBJS)
+	@mkdir -p $(dir $@)
+	$(LINK) $^ $(LDLIBS) -o $@
 
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(LIB_OBJS)
 	@mkdir -p $(dir $@)
