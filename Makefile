@@ -89,9 +89,6 @@ TRACEFS_LIBS   := $(shell pkg-config --libs libtracefs libtraceevent 2>/dev/null
 
 TEST_SRCS := $(wildcard tests/test_*.c)
 TEST_BINS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
-# Tools the shell tests run (not tests themselves).
-TOOL_SRCS := $(wildcard tests/tools/*.c)
-TOOL_BINS := $(TOOL_SRCS:tests/tools/%.c=$(BUILD)/tests/tools/%)
 
 # Man pages: doc/man/NAME.SECTION.scd → BUILD/man/NAME.SECTION (scdoc).
 MAN_SRCS  := $(wildcard doc/man/*.scd)
@@ -111,7 +108,7 @@ PATH_DEFS := -DVMREPLAY_PKGLIBEXECDIR='"$(pkglibexecdir)"' \
 .SECONDARY:
 .PHONY: all programs man deps deps-slurm deps-deb check check-asan check-unit \
         bench figures fidelity clean test-build install uninstall deb FORCE
-all: programs $(TEST_BINS) $(TOOL_BINS)
+all: programs $(TEST_BINS)
 programs: $(BUILD)/vmreplay $(AGENT_BIN) $(WL_BINS) man
 man: $(MAN_PAGES)
 
@@ -137,10 +134,6 @@ $(BUILD)/workloads/%: $(BUILD)/capture/workloads/%.o $(WL_COMMON_OBJS) $(TP_OBJ)
 	@mkdir -p $(dir $@)
 	$(LINK) $^ $(UST_LIBS) -lm -o $@
 
-$(BUILD)/tests/tools/%: $(BUILD)/tests/tools/%.o $(LIB_OBJS)
-	@mkdir -p $(dir $@)
-	$(LINK) $^ $(LDLIBS) -o $@
-
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(LIB_OBJS)
 	@mkdir -p $(dir $@)
 	$(LINK) $^ $(LDLIBS) -lcmocka -o $@
@@ -148,6 +141,13 @@ $(BUILD)/tests/%: $(BUILD)/tests/%.o $(LIB_OBJS)
 $(BUILD)/man/%: doc/man/%.scd
 	@mkdir -p $(dir $@)
 	scdoc <$< >$@.tmp && mv $@.tmp $@
+
+# Tools the shell tests run (tests/tools/; not tests themselves, no cmocka).
+TOOL_BINS := $(patsubst tests/tools/%.c,$(BUILD)/tests/tools/%,$(wildcard tests/tools/*.c))
+all: $(TOOL_BINS)
+$(BUILD)/tests/tools/%: $(BUILD)/tests/tools/%.o $(LIB_OBJS)
+	@mkdir -p $(dir $@)
+	$(LINK) $^ $(LDLIBS) -o $@
 
 install: programs
 	install -d '$(DESTDIR)$(bindir)' '$(DESTDIR)$(pkglibexecdir)' \
