@@ -164,6 +164,13 @@ $(BUILD)/man/%: doc/man/%.scd
 	@mkdir -p $(dir $@)
 	scdoc <$< >$@.tmp && mv $@.tmp $@
 
+# Tools the shell tests run (tests/tools/; not tests themselves, no cmocka).
+TOOL_BINS := $(patsubst tests/tools/%.c,$(BUILD)/tests/tools/%,$(wildcard tests/tools/*.c))
+all: $(TOOL_BINS)
+$(BUILD)/tests/tools/%: $(BUILD)/tests/tools/%.o $(LIB_OBJS)
+	@mkdir -p $(dir $@)
+	$(LINK) $^ $(LDLIBS) -o $@
+
 install: programs
 	install -d '$(DESTDIR)$(bindir)' '$(DESTDIR)$(pkglibexecdir)' \
 	  '$(DESTDIR)$(pkgdatadir)/plots' '$(DESTDIR)$(mandir)/man1' \

@@ -7,7 +7,9 @@
 #    LTTng 2.5, Linux 3.10): ingest and analyze read it (no reclaim in
 #    it), and compare given the limit after `--` says in one line, exit 1,
 #    that there is nothing to replay.
-# This machine has no lttng-modules: no session is recorded here.
+# This machine has no lttng-modules: no session is recorded here.  A real
+# recording of reclaim, written as a kernel-domain CTF trace and analyzed
+# and compared with the limit after --, is in t_tracecmd.sh.
 . "$(dirname "$0")/tap.sh"
 build=${1:-build}
 vmr=$PWD/$build/vmreplay

@@ -91,6 +91,8 @@ check "a real recording ($how, rc $rc)" \
 dat=$tmp/trace.dat
 "$vmr" ingest -q -f json -o "$tmp/a.vmr" "$dat" >"$tmp/ing.json" 2>"$tmp/err"
 check "ingest trace.dat: exit 0 ($(head -c 200 "$tmp/err"))" test $? = 0
+"$vmr" ingest -q --no-cache -o "$tmp/a2.vmr" "$dat" >/dev/null 2>&1
+check "ingest is deterministic: the same recording, byte-identical .vmr" cmp -s "$tmp/a.vmr" "$tmp/a2.vmr"
 ev=$(sed -n 's/.*"events": \([0-9]*\).*/\1/p' "$tmp/ing.json")
 check "ingest trace.dat: events decoded ($ev)" test "${ev:-0}" -gt 1000
 bt=$(trace-cmd report -i "$dat" 2>/dev/null | grep -c ': [a-z_]*: ')
@@ -110,6 +112,26 @@ check "compare trace.dat -- --memory-limit 16M: exit 0 ($(head -c 200 "$tmp/err"
 ends=$(trace-cmd report -i "$dat" 2>/dev/null | grep -c 'mm_vmscan_memcg_reclaim_end:')
 check "compare: the kernel's complete memcg reclaims ($ends) beside the simulation's" \
     grep -q "^memcg latency_ns *$ends " "$tmp/cmp.txt"
+
+# The same recording as a plain LTTng kernel-domain session (item 7): the
+# CTF trace sink.ctf.fs writes of it (tests/tools/tracedat2ctf: the names,
+# fields and tid/pid/procname contexts lttng-modules gives the events),
+# read through source.ctf.fs like any CTF trace.  analyze and compare
+# -- --memory-limit must say what they say of the trace.dat, line for line
+# but the input and source lines.
+ctf=$tmp/ctf
+if "$PWD/$build/tests/tools/tracedat2ctf" "$dat" "$ctf" >/dev/null 2>"$tmp/err"; then
+    "$vmr" analyze "$ctf" >"$tmp/an_ctf.txt" 2>&1
+    check "kernel-domain CTF of the recording: analyze reads it as the LTTng kernel domain" \
+        grep -q '^source: kernel events (LTTng kernel domain)' "$tmp/an_ctf.txt"
+    check "kernel-domain CTF: analyze agrees with the trace.dat's ($memcg memcg reclaims)" \
+        cmp -s <(sed 1,2d "$tmp/an_ctf.txt") <(sed 1,2d "$tmp/an.txt")
+    "$vmr" compare -p classic "$ctf" -- --memory-limit 16M >"$tmp/cmp_ctf.txt" 2>"$tmp/err"
+    check "kernel-domain CTF: compare -- --memory-limit 16M agrees with the trace.dat's ($(head -c 100 "$tmp/err"))" \
+        cmp -s <(sed 1,2d "$tmp/cmp_ctf.txt") <(sed 1,2d "$tmp/cmp.txt")
+else
+    nok "tracedat2ctf writes the recording as CTF ($(head -c 200 "$tmp/err"))"
+fi
 
 # the side file
 printf '# how trace.dat was recorded\nmemory_limit 16M   # its limit\nswappiness 100\nworkload dd-cat\ncgroup_version %s\n' \
