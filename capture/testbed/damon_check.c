@@ -93,7 +93,8 @@ int main(int argc, char **argv)
 	size_t nacc = 0, cacc = 0, ndam = 0, cdam = 0, lineno = 0;
 	char *line = NULL;
 	size_t len = 0;
-	while (getline(&line, &len, f) > 0) {
+	int rc = 0;
+	while (!rc && getline(&line, &len, f) > 0) {
 		lineno++;
 		uint64_t a, b, c, d;
 		if (strstr(line, "vmreplay:anon_access:")) {
@@ -101,7 +102,8 @@ int main(int argc, char **argv)
 			    !c) {
 				fprintf(stderr, "damon-check: %s:%zu: event anon_access: field addr or len: "
 					"unreadable\n", argv[1], lineno);
-				return 1;
+				rc = 1;
+				break;
 			}
 			acc = grow(acc, &cacc, nacc, sizeof(*acc));
 			acc[nacc++] = (struct access){ a, b / PAGE, (b + c - 1) / PAGE - b / PAGE + 1 };
@@ -110,7 +112,8 @@ int main(int argc, char **argv)
 			    field(line, "nr_accesses", &d) || c <= b) {
 				fprintf(stderr, "damon-check: %s:%zu: event damon_aggregated: field kts, start, "
 					"end or nr_accesses: unreadable\n", argv[1], lineno);
-				return 1;
+				rc = 1;
+				break;
 			}
 			dam = grow(dam, &cdam, ndam, sizeof(*dam));
 			dam[ndam++] = (struct region){ a, b / PAGE, c / PAGE, (unsigned)d };
@@ -118,9 +121,14 @@ int main(int argc, char **argv)
 	}
 	free(line);
 	fclose(f);
-	if (!nacc || !ndam) {
+	if (!rc && (!nacc || !ndam)) {
 		fprintf(stderr, "damon-check: %s: no anon_access or no damon_aggregated events\n", argv[1]);
-		return 1;
+		rc = 1;
+	}
+	if (rc) {
+		free(acc);
+		free(dam);
+		return rc;
 	}
 	qsort(acc, nacc, sizeof(*acc), cmp_access);
 	/* the pages the stream touched: anon-storm's one working set, whose
@@ -138,7 +146,7 @@ int main(int argc, char **argv)
 	uint64_t *lengths = calloc(ndam, sizeof(*lengths));
 	if (!touched || !refs || !lengths) {
 		fprintf(stderr, "damon-check: out of memory\n");
-		return 1;
+		exit(1);
 	}
 	uint64_t exact = 0, rule = 0, exact_hot = 0, rule_hot = 0, exact_pages = 0, rule_pages = 0, both = 0;
 	size_t ia = 0, nint = 0, scored = 0, nlen = 0;
