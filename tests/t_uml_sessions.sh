@@ -12,7 +12,7 @@
 #    (faults of the test bed's tracepoint; page-cache events for the files).
 #  - the DAMON session (traces/damon/uml-6.12-anon-storm) holds the exact
 #    stream and DAMON's regions of one run, and its README's score of the
-#    expansion rule is what capture/testbed/damon-check.py says of its trace.
+#    expansion rule is what build/testbed/damon-check says of its trace.
 . "$(dirname "$0")/tap.sh"
 build=${1:-build}
 vmr=$PWD/$build/vmreplay
@@ -84,6 +84,39 @@ for set in traces/sessions/uml-6.12-mglru traces/sessions/uml-6.12-classic; do
         test -z "$nodemand"
 done
 
+# --- the DAMON session's scorer on a hand-made run ---------------------------
+# Pages p0.. from 0x10000000.  Touched: p8 at 0; p0, p1 at 50 ms; p0 at 60 ms;
+# p2 at 150 ms.  DAMON at 100 ms: p0-p3 at 20 of 20 checks (4 passes); at
+# 200 ms: p0-p3 at 1 (1 pass), p4-p15 at 0.  Interval 1 (0-100 ms): stream
+# p0 x2, p1 -> 3 references on 2 pages; rule 4 x {p0, p1} = 8 on 2 pages.
+# Interval 2 (100-200 ms): stream p2 -> 1; rule 1 x {p0, p1, p2} = 3 on 3.
+# p8 is touched but its region's 0 passes leave it alone.
+acc() { echo "[$1] (+0) h vmreplay:anon_access: { cpu_id = 0 }, { pid = 1, tid = 1, addr = $2, len = $3, write = 1 }"; }
+dam() { echo "[$1] (+0) h vmreplay_kernel:damon_aggregated: { cpu_id = 0 }, { kts = $1, kcpu = 0, ktid = 9, kpid = 9, target_id = 0, nr_regions = 1, start = $2, end = $3, nr_accesses = $4, age = 0 }"; }
+{
+    acc 0 $((0x10008000)) 4096
+    acc 50000000 $((0x10000000)) 8192
+    acc 60000000 $((0x10000000)) 4096
+    dam 100000000 0x10000000 0x10004000 20
+    acc 150000000 $((0x10002000)) 4096
+    dam 200000000 0x10000000 0x10004000 1
+    dam 200000100 0x10004000 0x1000F000 0
+} >"$tmp/hand.txt"
+"$build/testbed/damon-check" "$tmp/hand.txt" 5000 100000 4 1 >"$tmp/hand.out" 2>&1
+printf '%s\n' "aggregation_intervals	2 (2 scored)" "interval_ms_median	100.0" "nr_accesses_max	20" \
+    "damon_regions	3" "checks_per_interval	20 (sample 5000 us, aggregation 100000 us, max 4 passes)" \
+    "stream_accesses	4" "references_exact	4" "references_rule	11" "references_ratio_rule_to_exact	2.750" \
+    "hot_share_exact_pct	100.0" "hot_share_rule_pct	100.0" "pages_referenced_exact	3" "pages_referenced_rule	5" \
+    "recall_pct	100.0 (of the pages the stream referenced in an interval, those the rule references in it)" \
+    "precision_pct	60.0 (of the pages the rule references in an interval, those the stream referenced in it)" \
+    >"$tmp/hand.want"
+check "damon-check on a hand-made run: 4 references on 3 pages against the rule's 11 on 5" \
+    cmp -s "$tmp/hand.out" "$tmp/hand.want"
+sed 's/addr = [0-9]*/addr = x/' "$tmp/hand.txt" >"$tmp/bad.txt"
+"$build/testbed/damon-check" "$tmp/bad.txt" 5000 100000 4 1 >/dev/null 2>"$tmp/bad.err"
+check "damon-check on an unreadable addr: exit 1, naming the file, line, event and field" \
+    sh -c "[ $? = 1 ] && grep -q 'bad.txt:1: event anon_access: field addr' '$tmp/bad.err'"
+
 # --- the DAMON session: DAMON's regions and the exact stream of one run ---
 d=traces/damon/uml-6.12-anon-storm
 if [ ! -s "$d/ctf.tar.xz" ]; then
@@ -99,9 +132,9 @@ else
     check "$d: ingests, the exact stream as its demand" \
         sh -c "strings '$tmp/damon.vmr' | grep -q '^demand_source	ust' &&
                strings '$tmp/damon.vmr' | grep -q '^capture_lru_gen_enabled	0x0001'"
-    python3 capture/testbed/damon-check.py "$tmp/damon.txt" 5000 100000 4 4 >"$tmp/score" 2>&1
+    "$build/testbed/damon-check" "$tmp/damon.txt" 5000 100000 4 4 >"$tmp/score" 2>&1
     grep -P '^    [a-z_]+\t' "$d/README.md" | sed 's/^    //' >"$tmp/readme-score"
-    check "$d: its README's score is damon-check.py's on its trace" cmp -s "$tmp/score" "$tmp/readme-score"
+    check "$d: its README's score is damon-check's on its trace" cmp -s "$tmp/score" "$tmp/readme-score"
 fi
 
 kb=$(du -skc traces/sessions/uml-* traces/damon 2>/dev/null | tail -1 | cut -f1)

@@ -8,8 +8,8 @@
 # the workload touched stays resident, so the page references the DAMON
 # expansion rule makes are comparable with the workload's own).  The trace
 # holds both: the exact LTTng-UST stream (vmreplay:anon_access) and DAMON's
-# damon_aggregated regions.  capture/testbed/damon-check.py scores the rule
-# of replay/ingest/damon.h against the stream.  Writes DIR (default
+# damon_aggregated regions.  build/testbed/damon-check (damon_check.c)
+# scores the rule of replay/ingest/damon.c against the stream.  Writes DIR (default
 # traces/damon/uml-6.12-anon-storm) whole: ctf.tar.xz and README.md with
 # the score.  Takes the test bed's lock for the guest's boot.
 set -eu
@@ -27,7 +27,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
 out=${out:-traces/damon/uml-$(basename "$kernel")-anon-storm}
 vmr=$root/$build/vmreplay
-[ -x "$vmr" ] && [ -x "$build/workloads/anon-storm" ] || { echo "damon-session.sh: build first: make" >&2; exit 1; }
+[ -x "$vmr" ] && [ -x "$build/workloads/anon-storm" ] && [ -x "$build/testbed/damon-check" ] || { echo "damon-session.sh: build first: make" >&2; exit 1; }
 # DAMON's defaults in vmreplay capture (sample, aggregation in us) and the
 # rule's passes (damon.h: DAMON_DEFAULT_*)
 sample=5000 aggr=100000 max_passes=4 hot_mb=4
@@ -39,7 +39,7 @@ flock /run/vmreplay-testbed.lock "$vmr" capture --kernel "$kernel" --swap zram -
 grep -q 'discarded events: 0 (LTTng), 0 (ftrace)' "$tmp/log" || { cat "$tmp/log" >&2; echo "damon-session.sh: events were discarded" >&2; exit 1; }
 ctf=$tmp/cap/ust/uid/0/64-bit
 babeltrace2 --clock-cycles "$ctf" >"$tmp/text"
-python3 capture/testbed/damon-check.py "$tmp/text" $sample $aggr $max_passes $hot_mb >"$tmp/score"
+"$build/testbed/damon-check" "$tmp/text" $sample $aggr $max_passes $hot_mb >"$tmp/score"
 stage=$tmp/out
 mkdir -p "$stage"
 tar -C "$ctf" -cf - . | xz -9 -T2 >"$stage/ctf.tar.xz"
@@ -54,8 +54,9 @@ tar -C "$ctf" -cf - . | xz -9 -T2 >"$stage/ctf.tar.xz"
     echo "    build/vmreplay capture --kernel $kernel --swap zram -o OUT --limit 256M -s 100 \\"
     echo "        --damon-intervals $sample,$aggr,1000000 -- ${wl[*]}"
     echo
-    echo "capture/testbed/damon-check.py scores, per DAMON aggregation interval, the"
-    echo "page references that replay/ingest/damon.h's rule makes of the regions"
+    echo "build/testbed/damon-check (capture/testbed/damon_check.c) scores, per DAMON"
+    echo "aggregation interval, the page references that replay/ingest/damon.c's rule"
+    echo "makes of the regions"
     echo "(k = min($max_passes, ceil(a * $max_passes / N)) passes over each resident page)"
     echo "against those the stream made in the interval (hot part: the set's first"
     echo "$hot_mb MiB):"

@@ -19,6 +19,14 @@ TESTBED_SCRIPTS  := build.sh run.sh guest-init.sh
 TESTBED_PATCHES  := $(notdir $(wildcard capture/testbed/patches/*.patch))
 
 .PHONY: testbed testbed-deps testbed-for-check install-testbed uninstall-testbed
+
+# The scorer of capture/testbed/damon-session.sh: replay/ingest/damon.c's
+# expansion rule itself, against an exact stream.
+TESTBED_DAMON_CHECK := $(BUILD)/testbed/damon-check
+all: $(TESTBED_DAMON_CHECK)
+$(TESTBED_DAMON_CHECK): $(BUILD)/capture/testbed/damon_check.o $(BUILD)/replay/ingest/damon.o
+	@mkdir -p $(dir $@)
+	$(LINK) $^ -o $@
 testbed: testbed-deps
 	@capture/testbed/build.sh --kernel $(TESTBED_KERNEL) >/dev/null
 
