@@ -141,7 +141,7 @@ fi
 # ---- memory per simulated page -------------------------------------------
 rss_kb() { { /usr/bin/time -f '%M' "$@" 2>&1 >/dev/null || true; } | tail -1; }
 base_kb=$(rss_kb "$vmr" run -p classic --swappiness 999 "$zipf")
-vmr_kb=$(( $(stat -c %s "$zipf") / 1024 ))
+vmr_kb=$(( $(stat -L -c %s "$zipf") / 1024 ))
 for p in classic mglru; do
     run_kb=$(rss_kb "$vmr" run -q -p "$p" --memory-limit "$zlimit" --swap zram -f tsv "$zipf")
     per=$(echo "(($run_kb - $base_kb - $vmr_kb) * 1024) / $zpages" | bc -l)
