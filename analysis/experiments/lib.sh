@@ -1,0 +1,90 @@
+# lib.sh — what the experiment scripts share (sourced, not run).
+#
+# exp_init NAME BUILD OUT sets: root (the clone), vmr (the binary),
+# out (OUT, made), work (where the sweep and its results go: the cache
+# for real captures, BUILD/experiments/ for bundled ones), cache (the
+# captures' cache, $VMREPLAY_EXPERIMENTS, default
+# /var/cache/vmreplay/experiments: too large for git, remade by the
+# targets) and exports VMREPLAY_CACHE (ingested .vmr files).
+
+exp_say() { echo "experiment-$exp_name: $*" >&2; }
+exp_die() { exp_say "$*"; exit 1; }
+
+# exp_main NAME ARGS...: a script's command line.  --cells STATS KERNEL
+# prints the script's tables (its cells function) and exits; else
+# [--bundled] BUILD OUT, then exp_init.
+exp_main() {
+    local name=$1; shift
+    if [ "${1:-}" = --cells ]; then
+        [ $# = 3 ] || { echo "usage: $name.sh --cells STATS.tsv KERNEL.tsv" >&2; exit 2; }
+        cells "$2" "$3"
+        exit
+    fi
+    bundled=0
+    [ "${1:-}" = --bundled ] && { bundled=1; shift; }
+    [ $# = 2 ] || { echo "usage: $name.sh [--bundled] BUILD OUT" >&2; exit 2; }
+    build=$1
+    exp_init "$name" "$1" "$2" "$bundled"
+}
+
+# exp_to FILE CMD [ARGS...]: CMD's output into FILE, whole or absent.
+exp_to() {
+    local f=$1; shift
+    "$@" >"$f.tmp" || { rm -f "$f.tmp"; exp_die "$1 failed: no $f"; }
+    mv -f "$f.tmp" "$f"
+}
+
+# exp_init NAME BUILD OUT BUNDLED(0|1)
+exp_init() {
+    exp_name=$1
+    root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+    vmr=$root/$2/vmreplay
+    [ -x "$vmr" ] || exp_die "build first: make ($vmr is missing)"
+    out=$3
+    mkdir -p "$out"
+    out=$(cd "$out" && pwd)
+    cache=${VMREPLAY_EXPERIMENTS:-/var/cache/vmreplay/experiments}
+    if [ "$4" = 1 ]; then work=$root/$2/experiments/$exp_name; else work=$cache/$exp_name; fi
+    mkdir -p "$work"
+    export VMREPLAY_CACHE=${VMREPLAY_CACHE:-$root/$2/cache}
+}
+
+# exp_sweep FILE: runs it into FILE's results dir, then its stats
+# (TSV) into FILE.stats.tsv.  Resumable: a second call redoes nothing.
+exp_sweep() {
+    "$vmr" sweep -q -d "${1%.sweep}" "$1" >&2
+    "$vmr" stats -o "${1%.sweep}.stats.tsv" "${1%.sweep}"
+}
+
+# exp_means STATS.tsv: "trace policy swappiness metric mean significant"
+# per cell, the means of the replicates as `vmreplay stats` computed them.
+exp_means() {
+    awk -F'\t' 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+        { print $c["trace"] "\t" $c["policy"] "\t" $c["swappiness"] "\t" $c["metric"] "\t" \
+                $c["mean"] "\t" $c["significant"] }' "$1"
+}
+
+# exp_kernel POLICY SESSION: "metric value" per counter the kernel
+# measured in a captured session (vmreplay compare's kernel column),
+# plus mm_vmscan_throttled (analyze's throttled events) and accesses
+# (the session's recorded demand).
+exp_kernel() {
+    "$vmr" compare -f tsv --policy "$1" "$2" |
+        awk -F'\t' '$1 == "counter" && $4 != "" { print $2 "\t" $4 }'
+    "$vmr" analyze -f tsv "$2" |
+        awk -F'\t' '$1 == "summary" && $3 == "throttled" { print "mm_vmscan_throttled\t" $4 }'
+    "$vmr" ingest -q -f json "$2" | sed -n 's/.*"accesses": \([0-9]*\).*/accesses\t\1/p'
+}
+
+# exp_publish CELLS: CELLS (table.sh's line format) → out/NAME.{tsv,txt,
+# md,tex}, each whole or absent (written beside, then renamed).
+exp_publish() {
+    local f ext
+    for ext in txt md tex; do
+        case $ext in txt) f=text ;; md) f=markdown ;; tex) f=latex ;; esac
+        "$root/analysis/experiments/table.sh" -f "$f" "$1" >"$out/.$exp_name.$ext.tmp"
+    done
+    cp "$1" "$out/.$exp_name.tsv.tmp"
+    for ext in tsv txt md tex; do mv -f "$out/.$exp_name.$ext.tmp" "$out/$exp_name.$ext"; done
+    exp_say "wrote $out/$exp_name.{txt,md,tex,tsv}"
+}
