@@ -76,7 +76,7 @@ sweep_file() {
     echo "seed 1-5"
 }
 exp_to "$sweep" sweep_file
-exp_sweep "$sweep"
+exp_sweep "$sweep" slow20_scanned_max slow20_reclaimed_max slow20_scanned_mean slow20_reclaimed_mean scan_target_anon_share scan_achieved_anon_share direct_reclaims
 
 cells=$work/cells.tsv
 exp_to "$cells" cells "${sweep%.sweep}.stats.tsv" /dev/null

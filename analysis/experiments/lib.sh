@@ -49,11 +49,14 @@ exp_init() {
     export VMREPLAY_CACHE=${VMREPLAY_CACHE:-$root/$2/cache}
 }
 
-# exp_sweep FILE: runs it into FILE's results dir, then its stats
-# (TSV) into FILE.stats.tsv.  Resumable: a second call redoes nothing.
+# exp_sweep FILE METRIC...: runs it into FILE's results dir, then the
+# stats (TSV) of the METRICs, the tables' (so Holm's family is theirs),
+# into FILE.stats.tsv.  Resumable: a second call redoes nothing.
 exp_sweep() {
-    "$vmr" sweep -q -d "${1%.sweep}" "$1" >&2
-    "$vmr" stats -o "${1%.sweep}.stats.tsv" "${1%.sweep}"
+    local f=$1 m=(); shift
+    for x in "$@"; do m+=(-m "$x"); done
+    "$vmr" sweep -q -d "${f%.sweep}" "$f" >&2
+    "$vmr" stats "${m[@]}" -o "${f%.sweep}.stats.tsv" "${f%.sweep}"
 }
 
 # exp_means STATS.tsv: "trace policy swappiness metric mean significant"

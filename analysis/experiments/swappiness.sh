@@ -42,13 +42,15 @@ END {
     nk = 0; for (x in ksw) klist[++nk] = x + 0
     for (i = 1; i <= nk; i++) for (j = i + 1; j <= nk; j++) if (klist[j] < klist[i]) { t = klist[i]; klist[i] = klist[j]; klist[j] = t }
     for (q = 1; q <= nm; q++) {
-        id = met[q]; unit = id ~ /_ns$/ ? "ns" : "pages"
-        printf "title\t%s\t%s (%s), %s: replay means of the captures (3 seeds each); N (kernel): the capture at swappiness N, its kernel counters\n", id, id, unit, w
+        id = met[q]; unit = id ~ /_ns$/ ? "s" : "pages"
+        if (unit == "s") printf "title\t%s\t%s (%s), %s: replay means of the captures (3 seeds each)\n", id, id, unit, w
+        else printf "title\t%s\t%s (%s), %s: replay means of the captures (3 seeds each); N (kernel): the capture at swappiness N, its kernel counters\n", id, id, unit, w
         printf "head\t%s\tSwappiness\tLRU\tMGLRU\tMGLRU+Patch\n", id
         for (i = 1; i <= n; i++) {
             printf "row\t%s\t%d", id, list[i]
             for (p = 1; p <= np; p++) {
                 v = ((pol[p], list[i], id) in m) ? m[pol[p], list[i], id] : "-"
+                if (unit == "s" && v != "-") v = sprintf("%.4g", v / 1e9)   # ns → s
                 printf "\t%s%s", v, s[pol[p], list[i], id] == 1 ? "*" : ""
             }
             printf "\n"
@@ -93,7 +95,7 @@ if [ "$bundled" = 1 ]; then
     for d in "$root"/traces/compile-sw*/; do caps+=("${d%/}"); done
 else
     workload=kbuild
-    find_caps() { for f in "$1"/kbuild-sw*/ctf.tar.xz; do [ -f "$f" ] && caps+=("$f"); done; true; }
+    find_caps() { for f in "$1"/kbuild-sw*/ctf.tar.xz; do [ -f "$f" ] && caps+=("${f%/ctf.tar.xz}"); done; true; }
     find_caps "$cache/kbuild"
     if [ ${#caps[@]} = 0 ] && [ -f /var/cache/vmreplay/kbuild/READY ]; then
         find_caps /var/cache/vmreplay/kbuild
@@ -121,7 +123,7 @@ sweep_file() {
     echo "seed 1-3"
 }
 exp_to "$sweep" sweep_file
-exp_sweep "$sweep"
+exp_sweep "$sweep" pgsteal_anon pgsteal_file pgscan_anon pgscan_file workingset_refault_anon workingset_refault_file stall_ns makespan_ns
 
 # The kernel's counters of each capture, at the swappiness it ran at.
 kern=$work/kernel.tsv

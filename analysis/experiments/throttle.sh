@@ -97,7 +97,7 @@ sweep_file() {
     echo "seed 1-5"
 }
 exp_to "$sweep" sweep_file
-exp_sweep "$sweep"
+exp_sweep "$sweep" oom_kill work_done steal_scan_ratio mm_vmscan_throttled nr_isolated_peak pgscan_direct workingset_refault
 
 kern=$work/kernel.tsv
 : >"$kern.tmp"
