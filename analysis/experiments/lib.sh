@@ -14,17 +14,17 @@ exp_die() { exp_say "$*"; exit 1; }
 # prints the script's tables (its cells function) and exits; else
 # [--bundled] BUILD OUT, then exp_init.
 exp_main() {
-    local name=$1; shift
+    local script=$1; shift   # not "name": cells sees exp_main's locals
     if [ "${1:-}" = --cells ]; then
-        [ $# = 3 ] || { echo "usage: $name.sh --cells STATS.tsv KERNEL.tsv" >&2; exit 2; }
+        [ $# = 3 ] || { echo "usage: $script.sh --cells STATS.tsv KERNEL.tsv" >&2; exit 2; }
         cells "$2" "$3"
         exit
     fi
     bundled=0
     [ "${1:-}" = --bundled ] && { bundled=1; shift; }
-    [ $# = 2 ] || { echo "usage: $name.sh [--bundled] BUILD OUT" >&2; exit 2; }
+    [ $# = 2 ] || { echo "usage: $script.sh [--bundled] BUILD OUT" >&2; exit 2; }
     build=$1
-    exp_init "$name" "$1" "$2" "$bundled"
+    exp_init "$script" "$1" "$2" "$bundled"
 }
 
 # exp_to FILE CMD [ARGS...]: CMD's output into FILE, whole or absent.

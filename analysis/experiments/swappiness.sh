@@ -35,7 +35,7 @@ BEGIN {
     nm = split("pgsteal_anon pgsteal_file pgscan_anon pgscan_file workingset_refault_anon workingset_refault_file stall_ns makespan_ns", met, " ")
 }
 w == "" { w = $1 }   # --cells: the one trace set of the stats
-$1 == w { m[$2, $3, $4] = $5; s[$2, $3, $4] = $6; sw[$3] = 1 }
+$1 == w { m[$2, $3, $4] = $5; s[$2, $3, $4] = $6; sw[$3] = 1; have[$4] = 1 }
 END {
     n = 0; for (x in sw) list[++n] = x + 0
     for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (list[j] < list[i]) { t = list[i]; list[i] = list[j]; list[j] = t }
@@ -43,6 +43,7 @@ END {
     for (i = 1; i <= nk; i++) for (j = i + 1; j <= nk; j++) if (klist[j] < klist[i]) { t = klist[i]; klist[i] = klist[j]; klist[j] = t }
     for (q = 1; q <= nm; q++) {
         id = met[q]; unit = id ~ /_ns$/ ? "s" : "pages"
+        if (!(id in have)) continue   # not in these stats
         if (unit == "s") printf "title\t%s\t%s (%s), %s: replay means of the captures (3 seeds each)\n", id, id, unit, w
         else printf "title\t%s\t%s (%s), %s: replay means of the captures (3 seeds each); N (kernel): the capture at swappiness N, its kernel counters\n", id, id, unit, w
         printf "head\t%s\tSwappiness\tLRU\tMGLRU\tMGLRU+Patch\n", id
