@@ -19,7 +19,7 @@
 # (traces/anon-storm-{64,192}t) in a 16 MiB memcg on the dm-delay-50ms
 # preset instead (make figures; no capture, no kernel row).
 #
-# The regime: the storm runs STORM_SECONDS (default 10; the paper 60) so
+# The regime: the storm runs VMREPLAY_STORM_SECONDS (default 10; the paper 60) so
 # that swap writes complete while the memcg is still being filled (the
 # bundled storm fills 16 MiB in 33 ms, before the first 50 ms write).
 set -euo pipefail
@@ -60,7 +60,7 @@ END {
 }'
 }
 exp_main throttle "$@"
-seconds=${STORM_SECONDS:-10}
+seconds=${VMREPLAY_STORM_SECONDS:-10}
 
 declare -A cap
 for t in 64 192; do
