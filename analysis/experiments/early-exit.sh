@@ -29,7 +29,7 @@ policies="classic classic+early-exit classic+early-exit-direct"
 # tests/t_experiments.sh gives it fixtures).
 cells() {
     exp_means "$1" | awk -F'\t' -v pols="$policies" -v t="${name:-}" '
-BEGIN { np = split(pols, pol, " "); split("before|after (early-exit)|after, direct only (early-exit-direct)", lab, "|") }
+BEGIN { np = split(pols, pol, " "); split("before|after|after, direct only", lab, "|") }
 t == "" { t = $1 }   # --cells: the one trace of the stats
 { m[$1, $2, $4] = $5; s[$1, $2, $4] = $6 == 1 ? "*" : "" }
 function v(p, x) { return ((t, p, x) in m) ? m[t, p, x] s[t, p, x] : "-" }
@@ -40,11 +40,11 @@ END {
         printf "row\tslow20\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", lab[p], v(pol[p], "slow20_scanned_max"), v(pol[p], "slow20_reclaimed_max"), \
             v(pol[p], "slow20_scanned_mean"), v(pol[p], "slow20_reclaimed_mean"), v(pol[p], "scan_target_anon_share"), \
             v(pol[p], "scan_achieved_anon_share"), v(pol[p], "direct_reclaims")
-    printf "row\tslow20\tRFC, Android, before (quoted)\t130079\t1635\t37955\t881\t-\t-\t-\n"
-    printf "row\tslow20\tRFC, Android, after (quoted)\t45593\t57\t6399\t38\t-\t-\t-\n"
-    printf "note\tslow20\tbefore = classic, after = classic+early-exit; * differs from classic (Holm-adjusted p < 0.05; seeds: the simulator'\''s noise).\n"
+    printf "row\tslow20\tRFC, before\t130079\t1635\t37955\t881\t-\t-\t-\n"
+    printf "row\tslow20\tRFC, after\t45593\t57\t6399\t38\t-\t-\t-\n"
+    printf "note\tslow20\tbefore = classic, after = classic+early-exit, after, direct only = classic+early-exit-direct; * differs from classic (Holm-adjusted p < 0.05; seeds: the simulator'\''s noise).\n"
     printf "note\tslow20\tasked / achieved anon share: of what get_scan_count asked to scan and of what shrink_lruvec scanned, over every reclaim (the review'\''s measure).\n"
-    printf "note\tslow20\tThe quoted rows are the RFC'\''s own measurement on a phone, not this workload.\n"
+    printf "note\tslow20\tRFC: the RFC'\''s own measurement on a phone, quoted; not this workload.\n"
 }'
 }
 exp_main early-exit "$@"

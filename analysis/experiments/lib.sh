@@ -86,6 +86,7 @@ exp_publish() {
     for ext in txt md tex; do
         case $ext in txt) f=text ;; md) f=markdown ;; tex) f=latex ;; esac
         "$root/analysis/experiments/table.sh" -f "$f" "$1" >"$out/.$exp_name.$ext.tmp"
+        [ -s "$out/.$exp_name.$ext.tmp" ] || { rm -f "$out/.$exp_name".*.tmp; exp_die "no $f tables from $1"; }
     done
     cp "$1" "$out/.$exp_name.tsv.tmp"
     for ext in tsv txt md tex; do mv -f "$out/.$exp_name.$ext.tmp" "$out/$exp_name.$ext"; done

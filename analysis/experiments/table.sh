@@ -49,6 +49,17 @@ function tex(s) {
     gsub(/×/, "$\\times$", s); gsub(/−/, "$-$", s)
     return s
 }
+# A column name of several words, one word a line (a nested tabular: no
+# package), so that a table of many columns fits \textwidth; the name of a
+# counter breaks after its last underscore (mm_vmscan_ / throttled).
+function head(s,   n, w, i, r) {
+    if (s !~ / / && length(s) > 10 && match(s, /_[^_]+$/)) s = substr(s, 1, RSTART) " " substr(s, RSTART + 1)
+    n = split(s, w, " ")
+    if (n < 2) return tex(s)
+    r = "\\begin{tabular}[b]{@{}c@{}}" tex(w[1])
+    for (i = 2; i <= n; i++) r = r "\\\\" tex(w[i])
+    return r "\\end{tabular}"
+}
 function bad(msg) { printf "table.sh: %s line %d: %s\n", FILENAME == "" ? "-" : FILENAME, FNR, msg > "/dev/stderr"; err = 1; exit 1 }
 NF < 3 { bad("fewer than 3 fields") }
 $1 == "title" { if (!($2 in title)) order[++nt] = $2; title[$2] = $3; next }
@@ -87,12 +98,13 @@ END {
             for (k = 1; k <= nn[id]; k++) print notes[id, k] (k < nn[id] ? "  " : "")
         } else {
             spec = "l"; for (j = 2; j <= c; j++) spec = spec "r"
-            print "\\begin{table}[htbp]"; print "\\centering\\small"
+            print "\\begin{table}[htbp]"
+            print "\\centering" (c > 6 ? "\\footnotesize\\setlength{\\tabcolsep}{3.5pt}" : "\\small\\setlength{\\tabcolsep}{4pt}")
             print "\\caption{" tex(title[id]) "}"
             print "\\begin{tabular}{" spec "}"; print "\\toprule"
             for (r = 0; r <= nr[id]; r++) {
-                line = tex(cell[id, r, 1])
-                for (j = 2; j <= c; j++) line = line " & " tex(cell[id, r, j])
+                line = r ? tex(cell[id, r, 1]) : head(cell[id, r, 1])
+                for (j = 2; j <= c; j++) line = line " & " (r ? tex(cell[id, r, j]) : head(cell[id, r, j]))
                 print line " \\\\"
                 if (r == 0) print "\\midrule"
             }

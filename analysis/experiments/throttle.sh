@@ -33,7 +33,7 @@ cells() {
 BEGIN {
     while ((getline l < kfile) > 0) { split(l, a, "\t"); k[a[1], a[2]] = a[3]; kt[a[1]] = 1 }
     np = split(pols, pol, " ")
-    split("unpatched|patched (iso-throttle)|scan-balance|6.12 reading (k6.12)", lab, "|")
+    split("unpatched|patched|scan-balance|k6.12 reading", lab, "|")
 }
 { m[$1, $2, $4] = $5; s[$1, $2, $4] = $6 == 1 ? "*" : "" }
 function v(t, p, x) { return ((t, p, x) in m) ? m[t, p, x] s[t, p, x] : "-" }
@@ -50,10 +50,10 @@ END {
         if (t in kt) {
             sc = kv(t, "pgscan_anon") + kv(t, "pgscan_file")
             eff = sc > 0 ? sprintf("%.4g", (kv(t, "pgsteal_anon") + kv(t, "pgsteal_file")) / sc) : "-"
-            printf "row\t%s\treal 6.12 (unpatched)\t%s\t%s\t%s\t%s\t-\t%s\t%s\n", t, kv(t, "oom_kill"), kv(t, "accesses"), eff, \
+            printf "row\t%s\treal 6.12\t%s\t%s\t%s\t%s\t-\t%s\t%s\n", t, kv(t, "oom_kill"), kv(t, "accesses"), eff, \
                 kv(t, "mm_vmscan_throttled"), kv(t, "pgscan_direct"), kv(t, "workingset_refault_anon") + kv(t, "workingset_refault_file")
         }
-        printf "note\t%s\tunpatched = mglru, patched = mglru+iso-throttle, scan-balance = mglru+scan-balance, 6.12 reading = mglru+k6.12; * differs from its baseline (Holm-adjusted p < 0.05; seeds: the simulator'\''s noise).\n", t
+        printf "note\t%s\tunpatched = mglru, patched = mglru+iso-throttle, scan-balance = mglru+scan-balance, k6.12 reading = mglru+k6.12 (the model read as 6.12 reclaims); real 6.12: the unpatched kernel that ran the storm; * differs from its baseline (Holm-adjusted p < 0.05; seeds: the simulator'\''s noise).\n", t
         printf "note\t%s\twork done: pages touched by the trace'\''s span (real: every touch the storm recorded); scan efficiency: pgsteal / pgscan; workingset_refault: anon + file.\n", t
         if (t in kt) printf "note\t%s\tThe real row: the capture'\''s own counters (memory.stat, vmstat, its mm_vmscan_throttled events); the kernel'\''s nr_isolated peak is not recorded.\n", t
     }
