@@ -55,7 +55,7 @@ END {
         }
         printf "note\t%s\tunpatched = mglru, patched = mglru+iso-throttle, scan-balance = mglru+scan-balance, k6.12 reading = mglru+k6.12 (the model read as 6.12 reclaims); real 6.12: the unpatched kernel that ran the storm; * differs from its baseline (Holm-adjusted p < 0.05; seeds: the simulator'\''s noise).\n", t
         printf "note\t%s\twork done: pages touched by the trace'\''s span (real: every touch the storm recorded); scan efficiency: pgsteal / pgscan; workingset_refault: anon + file.\n", t
-        if (t in kt) printf "note\t%s\tThe real row: the capture'\''s own counters (memory.stat, vmstat, its mm_vmscan_throttled events); the kernel'\''s nr_isolated peak is not recorded.\n", t
+        if (t in kt) printf "note\t%s\tThe real row: the capture'\''s own counters (memory.stat, vmstat, its mm_vmscan_throttled events); the kernel'\''s nr_isolated peak is not recorded; its pgscan_direct is the memcg'\''s (memory.stat), which 6.12 counts and its /proc/vmstat does not (the k6.12 reading reports the global counter: 0 for memcg reclaim).\n", t
     }
 }'
 }
