@@ -2,7 +2,8 @@
 # make experiments (analysis/experiments/): the table writer and each
 # experiment's tables on fixtures, exact text (tests/data/experiments/:
 # hand-made stats and kernel counters with round ratios — 1200/100 = 12,
-# 2500/1000 = 2.5, 50/2000 = 0.025 — and the formats vmreplay stats
+# 2500/1000 = 2.5, 50/2000 = 0.025, two kernel captures at swappiness 1
+# averaged: (1300+1100)/2 = 1200 — and the formats vmreplay stats
 # uses: 10800000 whole in text, 10.8M in LaTeX, 0.123456 as 0.1235);
 # bad input; then the three targets end to end on the bundled traces
 # (--bundled, as make figures runs them), whose LaTeX compiles \input

@@ -22,82 +22,112 @@
 # sessions.sh (root; under /run/vmreplay-capture.lock, one capture at a
 # time), and one more at swappiness 176 (the paper's check) by the same
 # command.  --bundled replays the committed compile-sw* sessions instead
-# (make figures; no capture).
+# (make figures; no capture).  Both add, where the tree has them
+# (traces/sessions/uml-6.12-{classic,mglru}/compile-*, or under
+# $VMREPLAY_SESSIONS), the compile workload captured on Linux 6.12 in the
+# test bed with MGLRU on and off: a set whose kernel rows have both
+# columns, LRU and MGLRU, from the same kernel (the MGLRU captures are
+# replayed; the classic ones give their counters).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 # cells STATS.tsv KERNEL.tsv: the tables in table.sh's line format, from
-# the sweep's stats and the kernel's counters (--cells runs only this:
-# tests/t_experiments.sh gives it fixtures).
+# the sweep's stats and the kernel's counters (SET, LRU or MGLRU, the
+# swappiness, the counter and its value: a line per capture and counter),
+# a group of tables per trace set.  --cells runs only this (tests/
+# t_experiments.sh gives it fixtures).
 cells() {
-    exp_means "$1" | awk -F'\t' -v w="${workload:-}" -v kfile="$2" '
+    exp_means "$1" | awk -F'\t' -v kfile="$2" '
 BEGIN {
-    while ((getline l < kfile) > 0) { split(l, a, "\t"); k[a[1], a[2]] = a[3]; ksw[a[1]] = 1 }
+    while ((getline l < kfile) > 0) {
+        split(l, a, "\t")
+        if (a[4] == "kernel") { kd[a[1], a[2]] = a[5]; continue }   # which kernel the column'\''s rows are
+        ks[a[1], a[2], a[3], a[4]] += a[5]; kn[a[1], a[2], a[3], a[4]]++; ksw[a[1], a[3]] = 1
+    }
     np = split("classic mglru mglru+swappiness", pol, " ")
     nm = split("pgsteal_anon pgsteal_file pgscan_anon pgscan_file workingset_refault_anon workingset_refault_file stall_ns makespan_ns", met, " ")
 }
-w == "" { w = $1 }   # --cells: the one trace set of the stats
-$1 == w { m[$2, $3, $4] = $5; s[$2, $3, $4] = $6; sw[$3] = 1; have[$4] = 1 }
-END {
-    n = 0; for (x in sw) list[++n] = x + 0
-    for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (list[j] < list[i]) { t = list[i]; list[i] = list[j]; list[j] = t }
-    nk = 0; for (x in ksw) klist[++nk] = x + 0
-    for (i = 1; i <= nk; i++) for (j = i + 1; j <= nk; j++) if (klist[j] < klist[i]) { t = klist[i]; klist[i] = klist[j]; klist[j] = t }
-    for (q = 1; q <= nm; q++) {
-        id = met[q]; unit = id ~ /_ns$/ ? "s" : "pages"
-        if (!(id in have)) continue   # not in these stats
-        if (unit == "s") printf "title\t%s\t%s (%s), %s: replay means of the captures (3 seeds each)\n", id, id, unit, w
-        else printf "title\t%s\t%s (%s), %s: replay means of the captures (3 seeds each); N (kernel): the capture at swappiness N, its kernel counters\n", id, id, unit, w
-        printf "head\t%s\tSwappiness\tLRU\tMGLRU\tMGLRU+Patch\n", id
-        for (i = 1; i <= n; i++) {
-            printf "row\t%s\t%d", id, list[i]
-            for (p = 1; p <= np; p++) {
-                v = ((pol[p], list[i], id) in m) ? m[pol[p], list[i], id] : "-"
-                if (unit == "s" && v != "-") v = sprintf("%.4g", v / 1e9)   # ns → s
-                printf "\t%s%s", v, s[pol[p], list[i], id] == 1 ? "*" : ""
-            }
-            printf "\n"
-        }
-        if (unit == "pages") for (i = 1; i <= nk; i++)
-            printf "row\t%s\t%d (kernel)\t%s\t-\t-\n", id, klist[i], ((klist[i], id) in k) ? k[klist[i], id] : "-"
-        printf "note\t%s\tLRU = classic, MGLRU = mglru, MGLRU+Patch = mglru+swappiness; * differs from its baseline (MGLRU vs LRU, MGLRU+Patch vs MGLRU), Holm-adjusted p < 0.05.\n", id
-        if (unit == "pages") printf "note\t%s\tThe kernel rows are this machine'\''s classic LRU (no MGLRU kernel ran this workload: the test bed sees the build tree read-only).\n", id
-    }
-    # the acceptance checks of issue 12
-    printf "title\tchecks\tAcceptance checks (issue 12), %s\n", w
-    printf "head\tchecks\tcheck\treplay\tkernel\trequired\n"
-    check("LRU pgsteal_file(1) / pgsteal_file(176)", "classic", "pgsteal_file", 1, 176, ">= 10")
-    check("LRU pgsteal_anon(200) / pgsteal_anon(176)", "classic", "pgsteal_anon", 200, 176, ">= 2")
-    for (t = 1; t <= 2; t++) {
-        ty = t == 1 ? "anon" : "file"; lo = ""; hi = ""
-        for (i = 1; i <= n; i++) { v = m["mglru", list[i], "pgsteal_" ty]; if (lo == "" || v < lo) lo = v; if (hi == "" || v > hi) hi = v }
-        printf "row\tchecks\tMGLRU pgsteal_%s max / min over swappiness\t%s\t-\t<= 3\n", ty, ratio(hi, lo)
-    }
-    check("MGLRU+Patch pgsteal_file(200) / pgsteal_file(1)", "mglru+swappiness", "pgsteal_file", 200, 1, "<= 0.05")
-    # the same ratios between the swappiness values the kernel ran at
-    for (i = 1; i <= nk; i++) if (klist[i] != 1 && klist[i] != 176)
-        check(sprintf("LRU pgsteal_file(1) / pgsteal_file(%d)", klist[i]), "classic", "pgsteal_file", 1, klist[i], "-", 1)
-    for (i = 1; i <= nk; i++) for (j = 1; j <= nk; j++) if (klist[j] > klist[i] && klist[i] != 1 && !(klist[j] == 200 && klist[i] == 176))
-        check(sprintf("LRU pgsteal_anon(%d) / pgsteal_anon(%d)", klist[j], klist[i]), "classic", "pgsteal_anon", klist[j], klist[i], "-", 1)
-    printf "note\tchecks\tkernel: the same ratio of the captures'\'' own counters (LRU: this machine'\''s classic kernel). A ratio is - where its denominator is 0 or the cell was not measured.\n"
+!($1 in seen) { seen[$1] = 1; sets[++nset] = $1 }
+{ m[$1, $2, $3, $4] = $5; s[$1, $2, $3, $4] = $6; sw[$1, $3] = 1; have[$1, $4] = 1 }
+# the kernel'\''s mean over the captures of SET in column C at swappiness N
+function kv(w, c, n, x) { return ((w, c, n, x) in kn) ? ks[w, c, n, x] / kn[w, c, n, x] : "-" }
+function sorted(w, from, out,   n, x, y, i, j, t) {
+    n = 0; for (x in from) { split(x, y, SUBSEP); if (y[1] == w) out[++n] = y[2] + 0 }
+    for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (out[j] < out[i]) { t = out[i]; out[i] = out[j]; out[j] = t }
+    return n
 }
-function ratio(a, b) { return (a == "" || b == "" || b + 0 == 0) ? "-" : sprintf("%.4g", a / b) }
-# check(LABEL, POLICY, METRIC, A, B, REQUIRED[, ONLY_KERNEL]): the replay'\''s
-# and the kernel'\''s METRIC(A) / METRIC(B); a row of a kernel pair only
-# where the kernel measured both.
-function check(label, p, x, a, b, req, only,   kr) {
-    kr = ((a, x) in k && (b, x) in k) ? ratio(k[a, x], k[b, x]) : "-"
+END {
+    for (e = 1; e <= nset; e++) {
+        w = sets[e]; delete list; delete klist
+        n = sorted(w, sw, list); nk = sorted(w, ksw, klist)
+        for (q = 1; q <= nm; q++) {
+            x = met[q]; id = w ":" x; unit = x ~ /_ns$/ ? "s" : "pages"
+            if (!((w, x) in have)) continue   # not in these stats
+            printf "title\t%s\t%s (%s), %s: replay means of the captures (3 seeds each)%s\n", id, x, unit, w, \
+                unit == "s" || !nk ? "" : "; N (kernel): the captures at swappiness N, the mean of their kernel counters"
+            printf "head\t%s\tSwappiness\tLRU\tMGLRU\tMGLRU+Patch\n", id
+            for (i = 1; i <= n; i++) {
+                printf "row\t%s\t%d", id, list[i]
+                for (p = 1; p <= np; p++) {
+                    v = ((w, pol[p], list[i], x) in m) ? m[w, pol[p], list[i], x] : "-"
+                    if (unit == "s" && v != "-") v = sprintf("%.4g", v / 1e9)   # ns → s
+                    printf "\t%s%s", v, s[w, pol[p], list[i], x] == 1 ? "*" : ""
+                }
+                printf "\n"
+            }
+            if (unit == "pages") for (i = 1; i <= nk; i++)
+                printf "row\t%s\t%d (kernel)\t%s\t%s\t-\n", id, klist[i], kv(w, "LRU", klist[i], x), kv(w, "MGLRU", klist[i], x)
+            printf "note\t%s\tLRU = classic, MGLRU = mglru, MGLRU+Patch = mglru+swappiness; * differs from its baseline (MGLRU vs LRU, MGLRU+Patch vs MGLRU), Holm-adjusted p < 0.05.\n", id
+            if (unit == "pages" && nk) printf "note\t%s\tThe kernel rows: LRU %s; MGLRU %s.\n", id, \
+                ((w, "LRU") in kd) ? kd[w, "LRU"] : "none", ((w, "MGLRU") in kd) ? kd[w, "MGLRU"] : "none"
+        }
+        # the acceptance checks of issue 12
+        id = w ":checks"
+        printf "title\t%s\tAcceptance checks (issue 12), %s\n", id, w
+        printf "head\t%s\tcheck\treplay\tkernel\trequired\n", id
+        check("LRU pgsteal_file(1) / pgsteal_file(176)", "classic", "LRU", "pgsteal_file", 1, 176, ">= 10")
+        check("LRU pgsteal_anon(200) / pgsteal_anon(176)", "classic", "LRU", "pgsteal_anon", 200, 176, ">= 2")
+        for (t = 1; t <= 2; t++) {
+            x = "pgsteal_" (t == 1 ? "anon" : "file"); lo = ""; hi = ""; klo = ""; khi = ""
+            for (i = 1; i <= n; i++) { v = m[w, "mglru", list[i], x]; if (lo == "" || v < lo) lo = v; if (hi == "" || v > hi) hi = v }
+            for (i = 1; i <= nk; i++) { v = kv(w, "MGLRU", klist[i], x); if (v == "-") continue
+                                        if (klo == "" || v < klo) klo = v; if (khi == "" || v > khi) khi = v }
+            printf "row\t%s\tMGLRU %s max / min over swappiness\t%s\t%s\t<= 3\n", id, x, ratio(hi, lo), ratio(khi, klo)
+        }
+        check("MGLRU+Patch pgsteal_file(200) / pgsteal_file(1)", "mglru+swappiness", "-", "pgsteal_file", 200, 1, "<= 0.05")
+        # the same ratios between the swappiness values the kernel ran at
+        for (i = 1; i <= nk; i++) if (klist[i] != 1 && klist[i] != 176)
+            check(sprintf("LRU pgsteal_file(1) / pgsteal_file(%d)", klist[i]), "classic", "LRU", "pgsteal_file", 1, klist[i], "-", 1)
+        for (i = 1; i <= nk; i++) for (j = 1; j <= nk; j++) if (klist[j] > klist[i] && klist[i] != 1 && !(klist[j] == 200 && klist[i] == 176))
+            check(sprintf("LRU pgsteal_anon(%d) / pgsteal_anon(%d)", klist[j], klist[i]), "classic", "LRU", "pgsteal_anon", klist[j], klist[i], "-", 1)
+        printf "note\t%s\tkernel: the same ratio of the captures'\'' own counters (the means at each swappiness; over the swappiness values they ran at). A ratio is - where its denominator is 0 or the cell was not measured.\n", id
+    }
+}
+function ratio(a, b) { return (a == "" || a == "-" || b == "" || b == "-" || b + 0 == 0) ? "-" : sprintf("%.4g", a / b) }
+# check(LABEL, POLICY, COLUMN, METRIC, A, B, REQUIRED[, ONLY_KERNEL]): the
+# replay'\''s and the kernel'\''s (its COLUMN) METRIC(A) / METRIC(B); a row of a
+# kernel pair only where the kernel measured both.
+function check(label, p, c, x, a, b, req, only,   kr) {
+    kr = ratio(kv(w, c, a, x), kv(w, c, b, x))
     if (only && kr == "-") return
-    printf "row\tchecks\t%s\t%s\t%s\t%s\n", label, ratio(m[p, a, x], m[p, b, x]), p == "classic" ? kr : "-", req
+    printf "row\t%s\t%s\t%s\t%s\t%s\n", id, label, ratio(m[w, p, a, x], m[w, p, b, x]), kr, req
 }'
 }
 exp_main swappiness "$@"
 
-caps=()
+# The trace sets: NAME, and per capture its folder, the column its
+# kernel's counters go to (LRU: a classic kernel, MGLRU: an MGLRU one),
+# which kernel that was, and 1 for a capture whose counters only are used
+# (not replayed).
+set_names=() caps=() cols=() sets=() descs=() konly=()
+add_set() { set_names+=("$1"); }
+add_cap() { caps+=("$2") cols+=("$3") sets+=("$1") descs+=("$4") konly+=("${5:-0}"); }
+
+caps_host=()
 if [ "$bundled" = 1 ]; then
-    workload=compile
-    for d in "$root"/traces/compile-sw*/; do caps+=("${d%/}"); done
+    add_set compile
+    for d in "$root"/traces/compile-sw*/; do add_cap compile "${d%/}" LRU "this machine's classic LRU (traces/compile-sw*)"; done
 else
-    workload=kbuild names=()
+    names=()
     # find_caps DIR: its kbuild-swN-R captures (a folder with ctf.tar.xz,
     # as sessions.sh keeps them, or a capture's own kernel/ and ust/),
     # those of a name not found already.
@@ -107,12 +137,12 @@ else
             d=${d%/} n=${d##*/}
             [ -f "$d/ctf.tar.xz" ] || [ -d "$d/kernel" ] || continue
             [[ " ${names[*]:-} " == *" $n "* ]] && continue
-            caps+=("$d") names+=("$n")
+            caps_host+=("$d") names+=("$n")
         done
     }
     find_caps "$cache/kbuild"
     [ -f /var/cache/vmreplay/kbuild/READY ] && find_caps /var/cache/vmreplay/kbuild
-    if [ ${#caps[@]} = 0 ]; then
+    if [ ${#caps_host[@]} = 0 ]; then
         exp_say "capturing kbuild at swappiness 1, 100, 200 into $cache/kbuild (minutes each)"
         # A capture the memcg OOM killer ends is refused by sessions.sh
         # (so the series stops there): what it captured before is used.
@@ -125,8 +155,8 @@ else
     # sessions.sh captures none: the kernel's own row at 176 says whether
     # a ratio the replay lacks is the model's or the workload's.  The same
     # command (sessions.sh's kbuild.sh) at the limit of the first capture.
-    if [ ${#caps[@]} -gt 0 ] && [[ " ${names[*]} " != *" kbuild-sw176-"* ]]; then
-        limit=$("$vmr" run -f json --policy classic "${caps[0]}" | sed -n 's/.*"memory_limit": \([0-9]*\).*/\1/p')
+    if [ ${#caps_host[@]} -gt 0 ] && [[ " ${names[*]} " != *" kbuild-sw176-"* ]]; then
+        limit=$("$vmr" run -f json --policy classic "${caps_host[0]}" | sed -n 's/.*"memory_limit": \([0-9]*\).*/\1/p')
         exp_say "capturing kbuild at swappiness 176 into $cache/kbuild (limit $limit bytes)"
         mkdir -p "$cache/kbuild"
         rm -rf "$cache/kbuild/kbuild-sw176-1"
@@ -139,14 +169,41 @@ else
             rm -rf "$cache/kbuild/kbuild-sw176-1"
         fi
     fi
+    [ ${#caps_host[@]} -gt 0 ] || exp_die "no kbuild captures"
+    add_set kbuild
+    for c in "${caps_host[@]}"; do add_cap kbuild "$c" LRU "this machine's classic LRU, Linux $(uname -r)"; done
 fi
-[ ${#caps[@]} -gt 0 ] || exp_die "no $workload captures"
-exp_say "${#caps[@]} $workload captures: ${caps[*]}"
+# The same workload (compile) on Linux 6.12 in the test bed, MGLRU on and
+# off (traces/sessions/uml-6.12-*, traces/uml-sessions.sh): both kernels'
+# rows beside the replay, where no kbuild capture can give MGLRU's (the
+# test bed sees the kernel tree read-only).
+sessions=${VMREPLAY_SESSIONS:-$root/traces/sessions}
+uml=()
+for lru in classic:LRU mglru:MGLRU; do
+    for d in "$sessions/uml-6.12-${lru%:*}"/compile-sw*/; do
+        [ -f "$d/ctf.tar.xz" ] && uml+=("${d%/}:${lru#*:}")
+    done
+done
+if [ ${#uml[@]} -gt 0 ]; then
+    add_set compile-6.12
+    # The replay's demand: the MGLRU kernel's captures (the classic ones,
+    # of the same names, give their counters only).
+    for u in "${uml[@]}"; do
+        [ "${u##*:}" = LRU ] && k="Linux 6.12 in the test bed, lru_gen off" || k="Linux 6.12 in the test bed, MGLRU"
+        add_cap compile-6.12 "${u%:*}" "${u##*:}" "$k" "$([ "${u##*:}" = LRU ] && echo 1 || echo 0)"
+    done
+fi
+exp_say "${#caps[@]} captures in ${#set_names[@]} sets: ${set_names[*]}"
 
 sweep=$work/swappiness.sweep
 sweep_file() {
+    local n i list
     echo "# written by analysis/experiments/swappiness.sh"
-    echo "trace-set $workload ${caps[*]}"
+    for n in "${set_names[@]}"; do
+        list=""
+        for i in "${!caps[@]}"; do [ "${sets[$i]}" = "$n" ] && [ "${konly[$i]}" = 0 ] && list+=" ${caps[$i]}"; done
+        echo "trace-set $n$list"
+    done
     echo "policy classic mglru mglru+swappiness"
     # swappiness: the default, 1 36 71 106 141 176 200 and the captured ones
     echo "memory-limit captured"
@@ -156,13 +213,18 @@ exp_to "$sweep" sweep_file
 exp_sweep "$sweep" pgsteal_anon pgsteal_file pgscan_anon pgscan_file workingset_refault_anon workingset_refault_file stall_ns makespan_ns
 
 # The kernel's counters of each capture, at the swappiness it ran at.
+kernel_file() {
+    local i sw p
+    for i in "${!caps[@]}"; do
+        [ "${cols[$i]}" = LRU ] && p=classic || p=mglru
+        sw=$("$vmr" run -f json --policy "$p" --deadline 1 "${caps[$i]}" |
+             sed -n 's/.*"swappiness": \([0-9]*\).*/\1/p')
+        exp_kernel "$p" "${caps[$i]}" | sed "s/^/${sets[$i]}\t${cols[$i]}\t$sw\t/"
+        printf '%s\t%s\t-\tkernel\t%s\n' "${sets[$i]}" "${cols[$i]}" "${descs[$i]}"
+    done
+}
 kern=$work/kernel.tsv
-for c in "${caps[@]}"; do
-    sw=$("$vmr" ingest -q -f json "$c" >/dev/null && "$vmr" run -f json --policy classic --deadline 1 "$c" |
-         sed -n 's/.*"swappiness": \([0-9]*\).*/\1/p')
-    exp_kernel classic "$c" | sed "s/^/$sw\t/"
-done >"$kern.tmp"
-mv -f "$kern.tmp" "$kern"
+exp_to "$kern" kernel_file
 
 cells=$work/cells.tsv
 exp_to "$cells" cells "${sweep%.sweep}.stats.tsv" "$kern"
