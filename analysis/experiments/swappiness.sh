@@ -140,29 +140,52 @@ else
             caps_host+=("$d") names+=("$n")
         done
     }
+    # sw176_readme LIMIT CMD: how the capture at 176 was made (the form
+    # sessions.sh gives its captures' READMEs).
+    sw176_readme() {
+        echo "# kbuild-sw176-1"
+        echo
+        echo "Workload \`kbuild\` at swappiness 176 (analysis/experiments/swappiness.sh), the command"
+        echo "and limit of ${caps_host[0]##*/}:"
+        echo
+        echo "    build/vmreplay capture -o OUT --limit $1 --swappiness 176 -- \\"
+        echo "        $2"
+        echo
+        echo "made $(date -u '+%Y-%m-%d %H:%M UTC') from vmreplay $(git -C "$root" rev-parse --short HEAD). Capture output:"
+        echo
+        sed 's/^/    /' "$cache/kbuild/kbuild-sw176-1.log"
+    }
     find_caps "$cache/kbuild"
     [ -f /var/cache/vmreplay/kbuild/READY ] && find_caps /var/cache/vmreplay/kbuild
     if [ ${#caps_host[@]} = 0 ]; then
         exp_say "capturing kbuild at swappiness 1, 100, 200 into $cache/kbuild (minutes each)"
         # A capture the memcg OOM killer ends is refused by sessions.sh
         # (so the series stops there): what it captured before is used.
-        flock /run/vmreplay-capture.lock "$root/traces/sessions.sh" --reps 1 \
-            --build "$build" --out "$cache/kbuild" kbuild ||
+        # One host capture at a time: under the capture lock, unless
+        # sessions.sh takes it per capture itself (a second flock of the
+        # same file from its child would wait for ever).
+        lock=(flock /run/vmreplay-capture.lock)
+        grep -q 'vmreplay-capture\.lock' "$root/traces/sessions.sh" && lock=()
+        "${lock[@]}" "$root/traces/sessions.sh" --reps 1 --build "$build" --out "$cache/kbuild" kbuild ||
             exp_say "sessions.sh stopped (status $?): using the captures it made"
         find_caps "$cache/kbuild"
     fi
     # The paper's classic check compares swappiness 1 with 176, where
     # sessions.sh captures none: the kernel's own row at 176 says whether
-    # a ratio the replay lacks is the model's or the workload's.  The same
-    # command (sessions.sh's kbuild.sh) at the limit of the first capture.
-    if [ ${#caps_host[@]} -gt 0 ] && [[ " ${names[*]} " != *" kbuild-sw176-"* ]]; then
+    # a ratio the replay lacks is the model's or the workload's.  The
+    # command the first capture ran (its README, as sessions.sh writes
+    # it: the line after "vmreplay capture ... -- \"), at its limit.
+    cmd=$(awk '/vmreplay capture .* -- \\$/ { getline; sub(/^ +/, ""); print; exit }' "${caps_host[0]:-/dev/null}/README.md" 2>/dev/null || true)
+    if [ -n "$cmd" ] && [[ " ${names[*]} " != *" kbuild-sw176-"* ]]; then
         limit=$("$vmr" run -f json --policy classic "${caps_host[0]}" | sed -n 's/.*"memory_limit": \([0-9]*\).*/\1/p')
-        exp_say "capturing kbuild at swappiness 176 into $cache/kbuild (limit $limit bytes)"
+        exp_say "capturing kbuild at swappiness 176 into $cache/kbuild (limit $limit bytes): $cmd"
         mkdir -p "$cache/kbuild"
         rm -rf "$cache/kbuild/kbuild-sw176-1"
+        # shellcheck disable=SC2086
         if flock /run/vmreplay-capture.lock "$vmr" capture -o "$cache/kbuild/kbuild-sw176-1" \
-            --limit "$limit" --swappiness 176 -- /var/cache/vmreplay/w/kbuild.sh \
+            --limit "$limit" --swappiness 176 -- $cmd \
             >"$cache/kbuild/kbuild-sw176-1.log" 2>&1; then
+            sw176_readme "$limit" "$cmd" >"$cache/kbuild/kbuild-sw176-1/README.md"
             find_caps "$cache/kbuild"
         else
             exp_say "the capture at 176 failed (status $?; $cache/kbuild/kbuild-sw176-1.log): without it"
