@@ -92,3 +92,26 @@ exp_publish() {
     for ext in tsv txt md tex; do mv -f "$out/.$exp_name.$ext.tmp" "$out/$exp_name.$ext"; done
     exp_say "wrote $out/$exp_name.{txt,md,tex,tsv}"
 }
+
+# exp_slow20 TRACE: from `vmreplay analyze -f tsv` on stdin, the kernel's
+# 20 slowest complete global direct reclaims as the replay's slow20_*
+# metrics define them (the most and the mean pages scanned and reclaimed
+# by one), and its direct reclaims: "TRACE metric value" lines.
+exp_slow20() {
+    awk -F'\t' -v t="$1" '
+        $1 == "reclaim" { r[$2, $3] = $4; if ($2 + 0 > n) n = $2 + 0 }
+        END {
+            for (i = 1; i <= n; i++) if (r[i, "kind"] == "direct") { nd++; if (r[i, "complete"] == 1) idx[++nc] = i }
+            # the 20 slowest, by selection (ties: the earlier reclaim)
+            for (j = 1; j <= nc && j <= 20; j++) {
+                b = j
+                for (i = j + 1; i <= nc; i++) if (r[idx[i], "latency_ns"] + 0 > r[idx[b], "latency_ns"] + 0) b = i
+                x = idx[j]; idx[j] = idx[b]; idx[b] = x
+                sc = r[idx[j], "nr_scanned"] + 0; rc = r[idx[j], "nr_reclaimed"] + 0
+                if (sc > ms) ms = sc; if (rc > mr) mr = rc; ss += sc; sr += rc; k++
+            }
+            printf "%s\tdirect_reclaims\t%d\n", t, nd
+            if (k) printf "%s\tslow20_scanned_max\t%d\n%s\tslow20_reclaimed_max\t%d\n%s\tslow20_scanned_mean\t%.10g\n%s\tslow20_reclaimed_mean\t%.10g\n", \
+                t, ms, t, mr, t, ss / k, t, sr / k
+        }'
+}
