@@ -117,14 +117,9 @@ sweep_file() {
     echo "memory-limit none"
     echo "seed 1-5"
 }
-stats=()
-for k in demand real; do
-    [ "$k" = real ] && [ -z "$real" ] && continue
-    exp_to "$work/$k.sweep" sweep_file "$k"
-    exp_sweep "$work/$k.sweep" "${metrics[@]}"
-    stats+=("$work/$k.stats.tsv")
-done
-exp_to "$work/stats.tsv" awk 'FNR > 1 || NR == 1' "${stats[@]}"
+kinds=(demand)
+[ -n "$real" ] && kinds+=(real)
+exp_sweeps "${kinds[@]}"
 
 # The real kernel's 20 slowest complete direct reclaims (the RFC's
 # measure, as the replay's slow20_* define it), its direct reclaims, and

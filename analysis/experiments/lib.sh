@@ -59,6 +59,20 @@ exp_sweep() {
     "$vmr" stats "${m[@]}" -o "${f%.sweep}.stats.tsv" "${f%.sweep}"
 }
 
+# exp_sweeps KIND...: per KIND the sweep the script's sweep_file KIND
+# writes ($work/KIND.sweep), run, with the stats of the script's metrics
+# (the array "metrics"); then one stats table of them all, $work/stats.tsv
+# (the header once).
+exp_sweeps() {
+    local k stats=()
+    for k in "$@"; do
+        exp_to "$work/$k.sweep" sweep_file "$k"
+        exp_sweep "$work/$k.sweep" "${metrics[@]}"
+        stats+=("$work/$k.stats.tsv")
+    done
+    exp_to "$work/stats.tsv" awk 'FNR > 1 || NR == 1' "${stats[@]}"
+}
+
 # exp_means STATS.tsv: "trace policy swappiness metric mean significant"
 # per cell, the means of the replicates as `vmreplay stats` computed them.
 exp_means() {

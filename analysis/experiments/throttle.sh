@@ -111,16 +111,10 @@ sweep_file() {
     echo "swappiness 60                # the storm ran at the default"
     echo "seed 1-5"
 }
-stats=()
-for k in captured demand; do
-    [ "$k" = captured ] && [ ${#cap[@]} = 0 ] && continue
-    [ "$k" = demand ] && [ ${#dem[@]} = 0 ] && continue
-    exp_to "$work/$k.sweep" sweep_file "$k"
-    exp_sweep "$work/$k.sweep" "${metrics[@]}"
-    stats+=("$work/$k.stats.tsv")
-done
-# one stats table: the header once
-exp_to "$work/stats.tsv" awk 'FNR > 1 || NR == 1' "${stats[@]}"
+kinds=()
+[ ${#cap[@]} -gt 0 ] && kinds+=(captured)
+[ ${#dem[@]} -gt 0 ] && kinds+=(demand)
+exp_sweeps "${kinds[@]}"
 
 # The kernel's counters of each capture, and each table's title.
 kernel_file() {
