@@ -50,7 +50,6 @@ check "table.sh -f html: usage error, exit 2" test $? = 2
 check "throttle.sh with one argument: usage error, exit 2" test $? = 2
 
 # End to end on the bundled traces (no capture): every form, whole.
-start=$(date +%s)
 for e in swappiness throttle early-exit; do
     "$x/$e.sh" --bundled "$build" "$tmp/out-$e" >"$tmp/$e.log" 2>&1
     check "$e --bundled: exit 0" test $? = 0 || cat "$tmp/$e.log" >&2
@@ -66,7 +65,6 @@ check "throttle --bundled: the real row of a committed capture" grep -q "^real 6
 check "throttle --bundled: the committed 6.12 captures and the demand-only storms, both thread counts" test "$(grep -c '^unpatched  *[0-9]' "$tmp/out-throttle/throttle.txt")" = 4
 check "early-exit --bundled: phone-small's and the 6.12 capture's before rows" test "$(grep -c '^before  *[0-9]' "$tmp/out-early-exit/early-exit.txt")" = 2
 check "early-exit --bundled: the committed 6.12 capture's real row" grep -q '^real 6.12  *[0-9]' "$tmp/out-early-exit/early-exit.txt"
-check "the three end to end in under a minute" test $(( $(date +%s) - start )) -lt 60
 if command -v pdflatex >/dev/null 2>&1; then
     mkdir -p "$tmp/tex"
     printf '\\documentclass{article}\n\\usepackage{booktabs}\n\\begin{document}\n' >"$tmp/tex/a.tex"
