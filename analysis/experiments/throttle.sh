@@ -20,7 +20,8 @@
 # (traces/anon-storm-{64,192}t: recorded without a memcg on this
 # machine's two CPUs) in a 16 MiB memcg on the dm-delay-50ms preset: the
 # storm at the threads' own pace, which fills 16 MiB in 33 ms, before the
-# first 50 ms swap write completes.
+# first 50 ms swap write completes.  And the paper's control: redis with
+# a dataset larger than its 96 MiB memcg (traces/experiments/redis-6.12).
 #
 # The regime of the captures: the storm runs VMREPLAY_STORM_SECONDS
 # (default 10; the paper 60) in the memcg, so that swap writes complete
@@ -58,14 +59,32 @@ END {
             printf "row\t%s\treal 6.12\t%s\t%s\t%s\t%s\t-\t%s\t%s\n", t, kv(t, "oom_kill"), kv(t, "accesses"), eff, \
                 kv(t, "mm_vmscan_throttled"), kv(t, "pgscan_direct"), kv(t, "workingset_refault_anon") + kv(t, "workingset_refault_file")
         }
-        printf "note\t%s\tunpatched = mglru, patched = mglru+iso-throttle, scan-balance = mglru+scan-balance, k6.12 reading = mglru+k6.12 (the model read as 6.12 reclaims)%s; * differs from its baseline (Holm-adjusted p < 0.05; seeds: the simulator'\''s noise).\n", t, real ? "; real 6.12: the unpatched kernel that ran the storm" : ""
-        printf "note\t%s\twork done: pages touched by the trace'\''s span%s; scan efficiency: pgsteal / pgscan; workingset_refault: anon + file.\n", t, real ? " (real: every touch the storm recorded)" : ""
+        printf "note\t%s\tunpatched = mglru, patched = mglru+iso-throttle, scan-balance = mglru+scan-balance, k6.12 reading = mglru+k6.12 (the model read as 6.12 reclaims)%s; * differs from its baseline (Holm-adjusted p < 0.05; seeds: the simulator'\''s noise).\n", t, real ? "; real 6.12: the unpatched kernel that ran it" : ""
+        printf "note\t%s\twork done: pages touched by the trace'\''s span%s; scan efficiency: pgsteal / pgscan; workingset_refault: anon + file.\n", t, real ? " (real: every access the capture recorded)" : ""
         if (real) printf "note\t%s\tThe real row: the capture'\''s own counters (memory.stat, vmstat, its mm_vmscan_throttled events); the kernel'\''s nr_isolated peak is not recorded; its pgscan_direct is the memcg'\''s (memory.stat), which 6.12 counts and its /proc/vmstat does not (the k6.12 reading reports the global counter: 0 for memcg reclaim).\n", t
     }
 }'
 }
 exp_main throttle "$@"
 seconds=${VMREPLAY_STORM_SECONDS:-10}
+# redis_script: the redis control's workload (20000 SETs of 8 KiB values
+# over 20000 keys, about 12600 of them distinct: some 100 MiB of values;
+# then 1000 GETs of them).
+redis_script() {
+    cat <<'SCRIPT'
+#!/bin/sh
+# redis-server over a Unix socket (no network: loopback only), filled by
+# redis-benchmark with a dataset larger than the memcg, then read back.
+set -e
+d=$(mktemp -d /tmp/redis.XXXXXX)
+redis-server --port 0 --unixsocket "$d/s" --save "" --appendonly no --daemonize no --logfile "" >/dev/null &
+pid=$!
+i=0; while [ ! -S "$d/s" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+redis-benchmark -s "$d/s" -t set -d 8192 -n 20000 -r 20000 -q
+redis-benchmark -s "$d/s" -t get -d 8192 -n 1000 -r 20000 -q
+kill "$pid"; wait "$pid" || true
+SCRIPT
+}
 
 # The captures on the real kernel (replayed as captured), and the
 # demand-only storms (replayed in 16 MiB on dm-delay 50 ms).
@@ -91,7 +110,31 @@ for t in 64 192; do
         exp_say "the storm at $t threads ended with status $? (an OOM kill ends it: kept)"
     [ -d "$d/kernel" ] || { cat "$cache/storm/storm-${t}t.log" >&2; exp_die "no capture at $t threads"; }
 done
-[ ${#cap[@]} -gt 0 ] || [ ${#dem[@]} -gt 0 ] || exp_die "no storm to replay"
+# The control: Debian's redis-server with a dataset larger than its
+# 96 MiB memcg, swap on dm-delay 50 ms, filled and read back by
+# redis-benchmark over a Unix socket (no network); the paper saw no
+# impact of the patch there.  Its script lives where the guest can read it.
+ctl=()
+if [ "$bundled" = 1 ]; then
+    d=$root/traces/experiments/redis-6.12
+    [ -f "$d/ctf.tar.xz" ] && ctl+=("$d")
+else
+    d=$cache/redis/redis-6.12
+    if [ ! -d "$d/kernel" ]; then
+        command -v redis-server >/dev/null && command -v redis-benchmark >/dev/null ||
+            DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends redis-server >/dev/null
+        mkdir -p "$cache/redis"
+        redis_script >"$cache/redis/redis.sh"
+        chmod +x "$cache/redis/redis.sh"
+        exp_say "capturing redis in the test bed (6.12, MGLRU; about 2 min)"
+        rm -rf "$d"
+        flock /run/vmreplay-testbed.lock "$vmr" capture --kernel 6.12 --lru-gen y -o "$d" \
+            --limit 96M --swap delay:512M:50 -- "$cache/redis/redis.sh" >"$cache/redis/redis-6.12.log" 2>&1 ||
+            { tail -5 "$cache/redis/redis-6.12.log" >&2; exp_die "the redis capture failed"; }
+    fi
+    ctl+=("$d")
+fi
+[ ${#cap[@]} -gt 0 ] || [ ${#dem[@]} -gt 0 ] || [ ${#ctl[@]} -gt 0 ] || exp_die "nothing to replay"
 
 metrics=(oom_kill work_done steal_scan_ratio mm_vmscan_throttled nr_isolated_peak pgscan_direct workingset_refault)
 # sweep_file NAME: the sweep of the captures (captured) or of the
@@ -101,6 +144,7 @@ sweep_file() {
     echo "# written by analysis/experiments/throttle.sh"
     if [ "$1" = captured ]; then
         for c in "${cap[@]}"; do echo "trace $c storm-6.12-${c##*-}"; done
+        for c in "${ctl[@]}"; do echo "trace $c ${c##*/}"; done
         echo "memory-limit captured"
     else
         for c in "${dem[@]}"; do c=${c%/ctf}; echo "trace $c/ctf ${c##*/}"; done
@@ -112,7 +156,7 @@ sweep_file() {
     echo "seed 1-5"
 }
 kinds=()
-[ ${#cap[@]} -gt 0 ] && kinds+=(captured)
+[ $(( ${#cap[@]} + ${#ctl[@]} )) -gt 0 ] && kinds+=(captured)
 [ ${#dem[@]} -gt 0 ] && kinds+=(demand)
 exp_sweeps "${kinds[@]}"
 
@@ -123,6 +167,10 @@ kernel_file() {
         t=${c##*-}
         exp_kernel mglru "$c" | sed "s/^/storm-6.12-$t\t/"
         printf 'storm-6.12-%s\ttitle\tthe storm on Linux 6.12 (test bed, MGLRU, one CPU): %s threads write 48 MiB in a 16 MiB memcg, swap on dm-delay 50 ms; replayed as captured\n' "$t" "${t%t}"
+    done
+    for c in "${ctl[@]}"; do
+        exp_kernel mglru "$c" | sed "s/^/${c##*/}\t/"
+        printf '%s\ttitle\tthe control, redis-server on Linux 6.12 (test bed, MGLRU, one CPU): 100 MiB of values written and read back by redis-benchmark in a 96 MiB memcg, swap on dm-delay 50 ms; replayed as captured\n' "${c##*/}"
     done
     for c in "${dem[@]}"; do
         c=${c%/ctf} t=${c##*-}
