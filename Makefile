@@ -119,6 +119,7 @@ PATH_DEFS := -DVMREPLAY_PKGLIBEXECDIR='"$(pkglibexecdir)"' \
 
 .SECONDARY:
 .PHONY: all programs man deps deps-slurm deps-deb check check-asan check-unit \
+	experiments experiments-programs $(EXPERIMENTS) \
         bench figures fidelity clean test-build install uninstall deb fuzz fuzz-bins fuzz-long FORCE
 all: programs $(TEST_BINS) $(VMRGEN)
 programs: $(BUILD)/vmreplay $(AGENT_BIN) $(WL_BINS) man
@@ -238,6 +239,17 @@ bench: deps
 figures: deps
 	@$(MAKE) --no-print-directory all
 	@plots/figures.sh $(BUILD) out
+
+# The three linux-mm experiments (analysis/experiments/): each captures
+# its workload where no capture is cached (/var/cache/vmreplay/
+# experiments; root, the test bed), replays it under the policies its
+# paper compared and writes the paper's tables into out/experiments/.
+EXPERIMENTS = experiment-swappiness experiment-throttle experiment-early-exit
+experiments: $(EXPERIMENTS)
+experiments-programs: deps
+	@$(MAKE) --no-print-directory programs
+$(EXPERIMENTS): experiments-programs
+	@analysis/experiments/$(@:experiment-%=%).sh $(BUILD) out/experiments
 
 # traces/FIDELITY.md: the scoreboard of the committed real sessions, and
 # the cells it passes, which tests/t_fidelity.sh holds the model to.

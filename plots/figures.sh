@@ -112,6 +112,11 @@ fi
 
 "$vmr" stats -O "$out" "${dirs[@]}"
 "$vmr" plot -o "$out" "${dirs[@]}"
+# The three linux-mm experiments' tables on the bundled traces (about
+# 30 s; `make experiments` captures their real workloads instead).
+for e in swappiness throttle early-exit; do
+    "$root/analysis/experiments/$e.sh" --bundled "$build" "$out/experiments"
+done
 say "wrote $out/: $(grep -c '<figure>' "$out/index.html") figures (index.html, README.md;" \
     "$(grep -c '^\* .*: ' <(sed -n '/^## No figure/,/^## Figures/p' "$out/README.md")) metric-conditions" \
-    "0 in every run, named there), tables.{txt,md,tex}, stats.{tsv,json} in $(( $(date +%s) - start )) s"
+    "0 in every run, named there), tables.{txt,md,tex}, stats.{tsv,json}, experiments/ in $(( $(date +%s) - start )) s"
