@@ -63,6 +63,11 @@ ctrlaltdel soft >/dev/null 2>&1 || fatal "ctrlaltdel soft failed"
 declare -A setup
 while IFS='=' read -r k v; do setup[$k]=$v; done <$J/setup || fatal "no $J/setup"
 mapfile -d '' argv <$J/argv || fatal "no $J/argv"
+# The host's trees below /tmp and /var/tmp that the command needs (run.sh
+# names them), read-only at their own paths over the guest's tmpfs.
+for d in ${setup[reveal]}; do
+    mkdir -p "$d" && mount -t hostfs -r -o "$d" none "$d" || fatal "cannot mount the host's $d"
+done
 [ ${#argv[@]} -gt 0 ] || fatal "$J/argv is empty"
 
 if [ -n "${setup[lru_gen]}" ]; then

@@ -26,7 +26,9 @@
 # The guest's root is the host's / through hostfs, read-only, so it runs
 # the host's own programs (build/vmreplay, lttng, gcc...) at the same
 # paths; /tmp, /var/tmp, /run and /dev/shm are the guest's own tmpfs (so
-# the host's files there are not seen), HOME is /run/home.
+# the host's files there are not seen, except the tree of the current
+# directory and of absolute paths among the arguments below /tmp or
+# /var/tmp, mounted again read-only), HOME is /run/home.
 # COMMAND runs in the host's current directory (read-only there too), with
 # the host's stdout and stderr, stdin /dev/null, VMREPLAY_TESTBED_BUILD
 # naming the build-info of the kernel (how it was built: build.sh) and
@@ -135,8 +137,21 @@ umldir=/tmp/vmreplay-uml
 mkdir -p "$umldir" || die "cannot create $umldir"
 rm -f "$job/status" "$job/console.log"
 printf '%s\0' "$@" >"$job/argv"
+# The guest's own tmpfs hides the host's /tmp and /var/tmp: a tree there
+# (a clone in /tmp, the command's program) is mounted again in the guest,
+# read-only, at the same path: the top folder below /tmp or /var/tmp of
+# the current directory and of every absolute path among the arguments.
+reveal=$(for p in "$PWD" "$@"; do
+             case $p in /tmp/?*|/var/tmp/?*) ;; *) continue ;; esac
+             top=${p#/tmp/}; base=/tmp
+             case $p in /var/tmp/*) top=${p#/var/tmp/}; base=/var/tmp ;; esac
+             top=$base/${top%%/*}
+             case $top in *[[:space:],]*) continue ;; esac
+             [ -d "$top" ] && echo "$top"
+         done | sort -u | tr '\n' ' ')
 {
     echo "cwd=$PWD"
+    echo "reveal=$reveal"
     echo "lru_gen=$lru_gen"
     echo "swap=$swap_kind"
     echo "swap_ms=$swap_ms"
