@@ -971,9 +971,12 @@ static int parse_intervals(const char *s, struct capture *c)
 
 /* The host directories a test-bed guest has its own tmpfs on (see
  * capture/testbed/guest-init.sh): their files are not seen there. */
+/* The guest's own /run and /dev/shm hide the host's; its /tmp and /var/tmp
+ * too, but run.sh mounts the host's trees there again that the command's
+ * path and its current directory are in. */
 static int guest_hidden(const char *path)
 {
-	static const char *const dirs[] = { "/tmp", "/var/tmp", "/run", "/dev/shm" };
+	static const char *const dirs[] = { "/run", "/dev/shm" };
 	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
 		size_t n = strlen(dirs[i]);
 		if (strncmp(path, dirs[i], n) == 0 && (path[n] == '/' || path[n] == '\0'))
@@ -1017,7 +1020,7 @@ static int capture_in_guest(struct capture *c, const char *kernel, uint64_t gues
 	if (c->cmd[0][0] == '/' ? guest_hidden(c->cmd[0])
 				: strchr(c->cmd[0], '/') && getcwd(cwd, sizeof(cwd)) && guest_hidden(cwd)) {
 		rmdir(c->outabs);
-		return cli_error(EXIT_USAGE, CMD, "--kernel: %s is under /tmp, /var/tmp, /run or /dev/shm, "
+		return cli_error(EXIT_USAGE, CMD, "--kernel: %s is under /run or /dev/shm, "
 				 "which the guest does not see (it has its own there)", c->cmd[0]);
 	}
 	const char *inner_swap = c->swap_opt;
