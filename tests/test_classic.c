@@ -379,6 +379,51 @@ static void oom_below_working_set(void **state)
 	unlink(path);
 }
 
+/* ---- VM_EXEC ------------------------------------------------------------------ */
+
+/* folio_check_references: a mapped file folio whose PTE is young is
+ * kept for another trip (FOLIOREF_KEEP, PG_referenced set), unless its
+ * vma is VM_EXEC: then it is activated at once.  Four file pages mapped
+ * and touched once (page 0 first, the oldest) fill a memcg of 4; a fifth
+ * needs one reclaimed.  Page 0 is scanned first; without VM_EXEC it is
+ * kept like the others, and reclaimed first when the scan comes back to
+ * it unreferenced; with VM_EXEC (the trace's VMR_PAGE_EXEC) it goes to
+ * the active list and stays: the only activation. */
+static void exec_run(struct engine *e, struct vmr *v, const char *path, int exec)
+{
+	uint8_t kind[5] = { 1, 1, 1, 1, 1 };
+	if (exec)
+		kind[0] |= VMR_PAGE_EXEC << 1;
+	static const struct vmr_rec r[1] = { { 0, VMR_OP_LOAD | VMR_F_RUN | VMR_F_FILE | 5u << VMR_DELTA_SHIFT } };
+	struct fixture_task t = { 0, r, 1 };
+	replay_fixture(e, v, path, policy_find("classic"), &t, 5, kind, 4, 0, "zram");
+}
+
+static void exec_activated(void **state)
+{
+	(void)state;
+	char path[64];
+	snprintf(path, sizeof(path), "/tmp/test_classic_x.%d.vmr", (int)getpid());
+	struct engine e;
+	struct vmr v;
+
+	exec_run(&e, &v, path, 0);
+	assert_int_equal(e.vm[VM_pgactivate], 0);
+	assert_false(e.folio[0].flags & PG_resident);
+	assert_true(e.folio[4].flags & PG_resident);
+	engine_free(&e);
+	vmr_close(&v);
+
+	exec_run(&e, &v, path, 1);
+	assert_int_equal(e.vm[VM_pgactivate], 1);
+	assert_true(e.folio[0].flags & PG_resident);
+	assert_true(e.folio[0].flags & PG_active);
+	assert_true(e.folio[4].flags & PG_resident);
+	engine_free(&e);
+	vmr_close(&v);
+	unlink(path);
+}
+
 /* ---- a parent waits for its child (engine.c's task_wait) ---------------- */
 
 /* The reader's shape in small: a shell (tid 100) forks a child (pid 200)
@@ -622,6 +667,7 @@ int main(void)
 		cmocka_unit_test(use_once_stream),
 		cmocka_unit_test(oom_below_working_set),
 		cmocka_unit_test(parent_waits_for_child),
+		cmocka_unit_test(exec_activated),
 		cmocka_unit_test(precached_charged_outside),
 		cmocka_unit_test(readahead_pages),
 		cmocka_unit_test(shadow_shrinker),

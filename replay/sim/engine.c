@@ -407,6 +407,8 @@ int engine_init(struct engine *e, const struct vmr *v, const struct engine_param
 			e->folio[i].flags = PG_swapbacked;
 		if (v->pages[i].flags & VMR_PAGE_PRECACHED)
 			e->folio[i].flags = PG_precached;
+		if (v->pages[i].flags & VMR_PAGE_EXEC)
+			e->folio[i].flags |= PG_exec;     /* its vma's VM_EXEC */
 	}
 
 	/* The machine: the node has the given RAM, or the capture's. */
