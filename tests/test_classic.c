@@ -309,6 +309,21 @@ static void early_exit_goal(void **state)
 	}
 }
 
+/* Replays the .vmr at PATH under classic in a memcg of LIMIT pages, on a
+ * 1 GiB machine with 256 pages of zram and an ssd for the files. */
+static void classic_run(struct engine *e, struct vmr *v, const char *path, uint64_t limit)
+{
+	char err[256];
+	assert_int_equal(vmr_open(v, path, err, sizeof(err)), 0);
+	struct engine_params p = { .policy = policy_find("classic"), .swappiness = 60, .page_cluster = 3, .vma_ra_enabled = 1,
+				   .memory_limit = limit * 4096, .node_memory = 1ull << 30,
+				   .swap_size = 1 << 20, .seed = 1 };
+	assert_int_equal(backing_parse("zram", &p.swap, NULL, err, sizeof(err)), 0);
+	assert_int_equal(backing_parse("ssd", &p.file, NULL, err, sizeof(err)), 0);
+	assert_int_equal(engine_init(e, v, &p, err, sizeof(err)), 0);
+	assert_int_equal(engine_run(e), 0);
+}
+
 /* A streaming read of 3000 file pages, each read once, through a memcg
  * of 1000 pages: use-once pages are reclaimed and never activated. */
 static void use_once_stream(void **state)
@@ -325,16 +340,8 @@ static void use_once_stream(void **state)
 	struct fixture_task t = { 0, r, N };
 	assert_int_equal(fixture_vmr(path, &t, 1, N, file, "page_size\t4096\n"), 0);
 	struct vmr v;
-	char err[256];
-	assert_int_equal(vmr_open(&v, path, err, sizeof(err)), 0);
-	struct engine_params p = { .policy = policy_find("classic"), .swappiness = 60, .page_cluster = 3, .vma_ra_enabled = 1,
-				   .memory_limit = 1000 * 4096, .node_memory = 1ull << 30,
-				   .swap_size = 1 << 20, .seed = 1 };
-	backing_parse("zram", &p.swap, NULL, err, sizeof(err));
-	backing_parse("ssd", &p.file, NULL, err, sizeof(err));
 	struct engine e;
-	assert_int_equal(engine_init(&e, &v, &p, err, sizeof(err)), 0);
-	assert_int_equal(engine_run(&e), 0);
+	classic_run(&e, &v, path, 1000);
 	assert_true(e.vm[VM_pgsteal_file] >= N - 1000);
 	assert_int_equal(e.vm[VM_pgactivate], 0);
 	assert_int_equal(e.vm[VM_workingset_activate_file], 0);
@@ -367,6 +374,94 @@ static void oom_below_working_set(void **state)
 	/* Everything it had is back. */
 	assert_int_equal(e.memcgs[1].usage, 0);
 	assert_int_equal(e.node.nr_free, e.node.present_pages);
+	engine_free(&e);
+	vmr_close(&v);
+	unlink(path);
+}
+
+/* ---- VM_EXEC ------------------------------------------------------------------ */
+
+/* folio_check_references: a mapped file folio whose PTE is young is
+ * kept for another trip (FOLIOREF_KEEP, PG_referenced set), unless its
+ * vma is VM_EXEC: then it is activated at once.  Four file pages mapped
+ * and touched once (page 0 first, the oldest) fill a memcg of 4; a fifth
+ * needs one reclaimed.  Page 0 is scanned first; without VM_EXEC it is
+ * kept like the others, and reclaimed first when the scan comes back to
+ * it unreferenced; with VM_EXEC (the trace's VMR_PAGE_EXEC) it goes to
+ * the active list and stays: the only activation. */
+static void exec_run(struct engine *e, struct vmr *v, const char *path, int exec)
+{
+	uint8_t kind[5] = { 1, 1, 1, 1, 1 };
+	if (exec)
+		kind[0] |= VMR_PAGE_EXEC << 1;
+	static const struct vmr_rec r[1] = { { 0, VMR_OP_LOAD | VMR_F_RUN | VMR_F_FILE | 5u << VMR_DELTA_SHIFT } };
+	struct fixture_task t = { 0, r, 1 };
+	replay_fixture(e, v, path, policy_find("classic"), &t, 5, kind, 4, 0, "zram");
+}
+
+static void exec_activated(void **state)
+{
+	(void)state;
+	char path[64];
+	snprintf(path, sizeof(path), "/tmp/test_classic_x.%d.vmr", (int)getpid());
+	struct engine e;
+	struct vmr v;
+
+	exec_run(&e, &v, path, 0);
+	assert_int_equal(e.vm[VM_pgactivate], 0);
+	assert_false(e.folio[0].flags & PG_resident);
+	assert_true(e.folio[4].flags & PG_resident);
+	engine_free(&e);
+	vmr_close(&v);
+
+	exec_run(&e, &v, path, 1);
+	assert_int_equal(e.vm[VM_pgactivate], 1);
+	assert_true(e.folio[0].flags & PG_resident);
+	assert_true(e.folio[0].flags & PG_active);
+	assert_true(e.folio[4].flags & PG_resident);
+	engine_free(&e);
+	vmr_close(&v);
+	unlink(path);
+}
+
+/* ---- a parent waits for its child (engine.c's task_wait) ---------------- */
+
+/* The reader's shape in small: a shell (tid 100) forks a child (pid 200)
+ * that reads 8 file pages through a memcg of 4, then the first 4 again;
+ * the shell's exit path (its next task, tid 100 again) truncates the 8
+ * pages (closing the files it held open) at 100 us of trace time, after
+ * the child ended there.  In the replay the child's second pass waits for
+ * 4 reads from the file device (ssd: 100 us each, give or take its
+ * jitter), so it ends long after 100 us: the truncation must wait for it,
+ * and every re-read page is a refault of a shadow the first pass left
+ * (4).  Were the truncation replayed at its trace time, it would free
+ * pages and shadows in the middle of the second pass. */
+static void parent_waits_for_child(void **state)
+{
+	(void)state;
+	char path[64];
+	snprintf(path, sizeof(path), "/tmp/test_classic_w.%d.vmr", (int)getpid());
+	uint8_t kind[8];
+	memset(kind, 1, sizeof(kind));
+	struct vmr_rec shell[1] = { fixture_rec(0, VMR_OP_DELAY, 0, 100000) };
+	struct vmr_rec child[2] = { fixture_run(0, VMR_OP_READ, 1, 8), fixture_run(0, VMR_OP_READ, 1, 4) };
+	struct vmr_rec exit_path[1] = { fixture_run(0, VMR_OP_FREE, 1, 8) };
+	struct fixture_task t[3] = { { 0, shell, 1 }, { 10, child, 2 }, { 100001, exit_path, 1 } };
+	struct fixture_ids ids[3] = { { 100, 100, 0 }, { 200, 200, 100 }, { 100, 100, 0 } };
+	assert_int_equal(fixture_vmr_ids(path, t, ids, 3, 8, kind, "page_size\t4096\n"), 0);
+	struct vmr v;
+	struct engine e;
+	classic_run(&e, &v, path, 4);
+	assert_int_equal(e.tasks[0].nr_waits, 1);        /* the shell: its child */
+	assert_int_equal(e.tasks[2].nr_waits, 1);        /* the exit path: the shell */
+	assert_int_equal(e.tasks[1].nr_waits, 0);
+	assert_true(e.tasks[1].done > 2 * 100000);
+	/* The shell ends at the child's end, its exit path there too (its
+	 * record was due at 100 us, long before). */
+	assert_int_equal(e.tasks[0].done, e.tasks[1].done);
+	assert_int_equal(e.tasks[2].done, e.tasks[1].done);
+	assert_int_equal(e.vm[VM_workingset_refault_file], 4);
+	assert_int_equal(e.memcgs[1].usage, 0);
 	engine_free(&e);
 	vmr_close(&v);
 	unlink(path);
@@ -571,6 +666,8 @@ int main(void)
 		cmocka_unit_test(early_exit_goal),
 		cmocka_unit_test(use_once_stream),
 		cmocka_unit_test(oom_below_working_set),
+		cmocka_unit_test(parent_waits_for_child),
+		cmocka_unit_test(exec_activated),
 		cmocka_unit_test(precached_charged_outside),
 		cmocka_unit_test(readahead_pages),
 		cmocka_unit_test(shadow_shrinker),

@@ -448,11 +448,13 @@ static void bridged(void **state)
 	const struct vmr_task *t = &v.tasks[0];
 	assert_int_equal(t->tid, 200);
 	/* the stream, decoded: (op, page kind, index) in kts order; the
-	 * page of /lib/x was never inserted by the workload: found cached */
+	 * page of /lib/x was never inserted by the workload: found cached,
+	 * and faulted through its r-xp mapping: VM_EXEC (the pages read
+	 * ahead beside it are mapped by nobody yet) */
 	struct { unsigned op; int file; uint64_t ino, index; uint64_t ts; uint32_t flags; } want[] = {
 		{ VMR_OP_STORE, 0, 0, 0x1000, 1500, 0 },
 		{ VMR_OP_STORE, 0, 0, 0x1001, 1600, 0 },
-		{ VMR_OP_LOAD, 1, 77, 4, 2000, VMR_PAGE_PRECACHED },
+		{ VMR_OP_LOAD, 1, 77, 4, 2000, VMR_PAGE_PRECACHED | VMR_PAGE_EXEC },
 		{ VMR_OP_READAHEAD, 1, 77, 5, 2001, 0 },
 		{ VMR_OP_READAHEAD, 1, 77, 6, 2002, 0 },
 		{ VMR_OP_READAHEAD, 1, 90, 2, 3002, 0 },

@@ -16,11 +16,18 @@ struct fixture_task {
 	uint64_t nr;
 };
 
+/* A task's ids where they matter (fixture_vmr_ids). */
+struct fixture_ids {
+	uint32_t pid, tid, ppid;
+};
+
 /* Writes PATH with the given tasks; every page below NR_PAGES is anon
  * unless FILE_PAGES marks it (may be NULL): bit 0 makes it a file page,
- * the bits above are its vmr_page.flags.  Returns 0 on success. */
-static inline int fixture_vmr(const char *path, const struct fixture_task *t, size_t nr_tasks,
-			      uint64_t nr_pages, const uint8_t *file_pages, const char *meta)
+ * the bits above are its vmr_page.flags.  The tasks are threads of pid
+ * 100 (tid 100 + their index) unless IDS (may be NULL) says otherwise.
+ * Returns 0 on success. */
+static inline int fixture_vmr_ids(const char *path, const struct fixture_task *t, const struct fixture_ids *ids,
+				  size_t nr_tasks, uint64_t nr_pages, const uint8_t *file_pages, const char *meta)
 {
 	char err[256];
 	struct vmr_writer *w = vmr_writer_create(path, err, sizeof(err));
@@ -34,7 +41,8 @@ static inline int fixture_vmr(const char *path, const struct fixture_task *t, si
 	vmr_writer_begin(w, VMR_SEC_TASKS);
 	uint64_t first = 0;
 	for (size_t i = 0; i < nr_tasks; i++) {
-		struct vmr_task vt = { .pid = 100, .tid = 100 + (uint32_t)i, .begin_ns = t[i].begin_ns,
+		struct vmr_task vt = { .pid = ids ? ids[i].pid : 100, .tid = ids ? ids[i].tid : 100 + (uint32_t)i,
+				       .ppid = ids ? ids[i].ppid : 0, .begin_ns = t[i].begin_ns,
 				       .first_rec = first, .nr_recs = t[i].nr };
 		uint64_t ts = t[i].begin_ns;
 		for (uint64_t r = 0; r < t[i].nr; r++) {
@@ -67,6 +75,12 @@ static inline int fixture_vmr(const char *path, const struct fixture_task *t, si
 	h.nr_records = first;
 	h.nr_pages = nr_pages;
 	return vmr_writer_finish(w, &h, err, sizeof(err));
+}
+
+static inline int fixture_vmr(const char *path, const struct fixture_task *t, size_t nr_tasks,
+			      uint64_t nr_pages, const uint8_t *file_pages, const char *meta)
+{
+	return fixture_vmr_ids(path, t, NULL, nr_tasks, nr_pages, file_pages, meta);
 }
 
 static inline struct vmr_rec fixture_run(uint32_t page, unsigned op, int file, uint32_t count)

@@ -179,11 +179,24 @@ static void flag_if_not_inserted(void *arg, struct vmr_page *p)
 	}
 }
 
+/* VMR_PAGE_EXEC for the file pages faulted through a VM_EXEC mapping. */
+static void flag_if_exec(void *arg, struct vmr_page *p)
+{
+	struct kevents *k = arg;
+	struct pkey key = { p->space, p->ino, p->index };
+	if (k->nr_exec && bsearch(&key, k->exec, k->nr_exec, sizeof(*k->exec), cmp_pkey))
+		p->flags |= VMR_PAGE_EXEC;
+}
+
 static void mark_precached(struct kevents *k, struct sink *s)
 {
 	if (k->nr_ins)
 		qsort(k->ins, k->nr_ins, sizeof(*k->ins), cmp_pkey);
 	ingest_sink_each_file_page(s, flag_if_not_inserted, k);
+	if (k->nr_exec) {
+		qsort(k->exec, k->nr_exec, sizeof(*k->exec), cmp_pkey);
+		ingest_sink_each_file_page(s, flag_if_exec, k);
+	}
 }
 
 static int add_pending(struct walk *w, struct tinfo *t, const struct kdem *d)
@@ -225,6 +238,11 @@ static int on_fault(struct walk *w, struct tinfo *t, const struct kdem *d)
 		t->last_fault_dev = r->dev;
 		t->last_fault_ino = r->ino;
 		k->n_fault_file++;
+		if (r->exec) {
+			if (kev_grow((void **)&k->exec, &k->cap_exec, k->nr_exec + 1, sizeof(*k->exec)) != 0)
+				return -1;
+			k->exec[k->nr_exec++] = (struct pkey){ r->dev, r->ino, index };
+		}
 		return ingest_sink_range(w->s, d->pid, d->tid, d->ts, VMR_PAGE_FILE, r->dev, r->ino,
 					 index, index, op);
 	}

@@ -215,6 +215,7 @@ void kevents_free(struct kevents *k)
 	free(k->tslot);
 	free(k->pend);
 	free(k->ins);
+	free(k->exec);
 	free(k->evict);
 	free(k);
 }

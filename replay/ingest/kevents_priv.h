@@ -37,6 +37,7 @@ struct mreg {
 	uint64_t start, end, pgoff, dev, ino;
 	int file;                      /* page cache backed (not shmem/anon) */
 	int priv;                      /* MAP_PRIVATE: written pages become anon */
+	int exec;                      /* VM_EXEC (maps says x) */
 };
 
 struct msnap {
@@ -100,6 +101,8 @@ struct kevents {
 	/* file pages the workload inserted into the page cache */
 	struct pkey { uint64_t dev, ino, index; } *ins;
 	size_t nr_ins, cap_ins;
+	struct pkey *exec;             /* file pages faulted through a VM_EXEC mapping */
+	size_t nr_exec, cap_exec;
 
 	/* capture facts: the capture's session event, kept whole */
 	struct {

@@ -57,6 +57,7 @@ int kev_parse_maps(struct kevents *k, int32_t pid, uint64_t ts, const char *text
 				  strncmp(path, "/SYSV", 5) != 0 && strncmp(path, "/memfd:", 7) != 0 &&
 				  strncmp(path, "/dev/shm/", 9) != 0;
 			r->priv = perms[3] == 'p';
+			r->exec = perms[2] == 'x';
 			sn->nr++;
 		}
 		line = nl ? nl + 1 : NULL;

@@ -35,12 +35,54 @@ static void task_finish(struct engine *e, struct task_state *t)
 	t->done = e->sim.now;
 	t->finished = 1;
 	e->tasks_done++;
+	/* do_exit -> do_notify_parent: the parent's wait ends (and the
+	 * thread's next task may start) */
+	for (uint32_t w = t->waiters; w; w = e->tasks[w - 1].next_waiter)
+		sim_at(&e->sim, e->sim.now, EV_TASK, w - 1, 0);
+	t->waiters = 0;
 	struct process *p = &e->procs[t->proc];
 	if (++p->tasks_done == p->nr_tasks && p->alive)
 		exit_mmap(e, t->proc);
 }
 
 #define PREFETCH_RECS 32
+
+/* do_wait: a task the trace shows going on after a child process
+ * exited (a shell's wait4, make's, xargs') does not go on before the
+ * child has finished in the replay, however much slower the replay ran
+ * it: what the parent does next may depend on it (a shell's exit closes
+ * the files it held open, truncating their page cache).  The same for
+ * a thread's next task (after an exec, or its exit path's last events):
+ * it does not start before the previous one finished.  Returns 1 when T
+ * must wait (the task it waits for wakes it in task_finish). */
+static int task_wait(struct engine *e, struct task_state *t)
+{
+	const struct vmr *v = e->v;
+	while (t->next_wait < t->nr_waits) {
+		uint32_t c = t->waits[t->next_wait];
+		if (v->tasks[c].end_ns - e->trace_t0 > t->trace_next)
+			return 0;
+		struct task_state *ct = &e->tasks[c];
+		if (!ct->finished) {
+			t->next_waiter = ct->waiters;
+			ct->waiters = (uint32_t)(t - e->tasks) + 1;
+			return 1;
+		}
+		t->next_wait++;
+	}
+	return 0;
+}
+
+/* The task's cursor moves to its next record, due DELTA after NOW. */
+static void task_next_rec(struct task_state *t, simtime_t now)
+{
+	t->sub = 0;
+	t->p++;
+	if (t->p < t->end) {
+		t->next = now + vmr_rec_delta(*t->p);
+		t->trace_next += vmr_rec_delta(*t->p);
+	}
+}
 
 /* Runs task T's records from its cursor.  In the event loop it stops
  * before anything that must sleep and continues in its coroutine. */
@@ -51,6 +93,8 @@ static void task_step(struct engine *e, struct task_state *t)
 			task_finish(e, t);
 			return;
 		}
+		if (t->sub == 0 && task_wait(e, t))
+			return;     /* the other's end schedules it; t->next stands */
 		if (t->next > e->sim.now || (!e->sim.current && sim_peek(&e->sim) < t->next)) {
 			/* Due before anything else: go on here rather than through
 			 * the queue (the event loop would pop it next and call this,
@@ -92,9 +136,7 @@ static void task_step(struct engine *e, struct task_state *t)
 				if (t->io_until > e->sim.now) {
 					/* Waiting for a read: resume when it completes. */
 					if (t->sub == count) {
-						t->sub = 0;
-						t->p++;
-						t->next = done + (t->p < t->end ? vmr_rec_delta(*t->p) : 0);
+						task_next_rec(t, done);
 					} else {
 						t->next = done;
 					}
@@ -104,11 +146,13 @@ static void task_step(struct engine *e, struct task_state *t)
 				}
 			}
 		}
-		t->sub = 0;
-		t->p++;
-		if (t->p < t->end)
-			t->next = e->sim.now + vmr_rec_delta(*t->p);
+		task_next_rec(t, e->sim.now);
 	}
+	/* Its end in the trace may come after others' (a shell's exit after
+	 * its last child's). */
+	t->trace_next = e->v->tasks[t - e->tasks].end_ns - e->trace_t0;
+	if (!t->killed && task_wait(e, t))
+		return;
 	task_finish(e, t);
 }
 
@@ -131,6 +175,90 @@ static void task_event(struct engine *e, uint32_t id)
 }
 
 /* ---- set-up ------------------------------------------------------------------------- */
+
+struct fork_edge {
+	uint32_t parent, child;      /* PARENT waits for CHILD ... */
+	uint64_t end_ns;             /* ... from CHILD's end in the trace */
+};
+
+static int cmp_u64_pair(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+	return x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : x[1] < y[1] ? -1 : x[1] > y[1];
+}
+
+static int cmp_fork_edge(const void *a, const void *b)
+{
+	const struct fork_edge *x = a, *y = b;
+	if (x->parent != y->parent)
+		return x->parent < y->parent ? -1 : 1;
+	if (x->end_ns != y->end_ns)
+		return x->end_ns < y->end_ns ? -1 : 1;
+	return x->child < y->child ? -1 : x->child > y->child;
+}
+
+/* Who waits for whom (task_wait): a task whose thread group is new (a
+ * fork, not a thread) for the task with the tid that forked it (ppid)
+ * alive at its begin; a task for the previous task of its tid.  Threads
+ * are not waited for (their joins are futexes the trace does not
+ * show).  A task only waits for one that ended before it did, so no
+ * trace, however inconsistent its times, makes tasks wait in a circle. */
+static int task_waits_init(struct engine *e)
+{
+	const struct vmr *v = e->v;
+	uint32_t n = e->nr_tasks;
+	uint64_t (*by_tid)[2] = malloc((n ? n : 1) * sizeof(*by_tid));
+	struct fork_edge *edge = malloc((n ? 2 * n : 1) * sizeof(*edge));
+	e->wait_tasks = malloc((n ? 2 * n : 1) * sizeof(*e->wait_tasks));
+	if (!by_tid || !edge || !e->wait_tasks) {
+		free(by_tid);
+		free(edge);
+		return -1;
+	}
+	/* by tid, then by task index: a tid's tasks in the order it had them */
+	for (uint32_t i = 0; i < n; i++) {
+		by_tid[i][0] = v->tasks[i].tid;
+		by_tid[i][1] = i;
+	}
+	qsort(by_tid, n, sizeof(*by_tid), cmp_u64_pair);
+	uint32_t nr_edges = 0;
+	for (uint32_t k = 1; k < n; k++)
+		if (by_tid[k][0] == by_tid[k - 1][0] &&
+		    v->tasks[by_tid[k - 1][1]].end_ns < v->tasks[by_tid[k][1]].end_ns)
+			edge[nr_edges++] = (struct fork_edge){ (uint32_t)by_tid[k][1], (uint32_t)by_tid[k - 1][1],
+							       v->tasks[by_tid[k - 1][1]].end_ns };
+	for (uint32_t i = 0; i < n; i++) {
+		const struct vmr_task *c = &v->tasks[i];
+		uint32_t lo = 0, hi = n;
+		while (lo < hi) {
+			uint32_t mid = lo + (hi - lo) / 2;
+			if (by_tid[mid][0] < c->ppid)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (; lo < n && by_tid[lo][0] == c->ppid; lo++) {
+			const struct vmr_task *pt = &v->tasks[by_tid[lo][1]];
+			if (pt->pid == c->pid)
+				continue;
+			if (pt->begin_ns <= c->begin_ns && c->begin_ns <= pt->end_ns && c->end_ns < pt->end_ns) {
+				edge[nr_edges++] = (struct fork_edge){ (uint32_t)by_tid[lo][1], i, c->end_ns };
+				break;
+			}
+		}
+	}
+	qsort(edge, nr_edges, sizeof(*edge), cmp_fork_edge);
+	for (uint32_t k = 0; k < nr_edges; k++) {
+		struct task_state *t = &e->tasks[edge[k].parent];
+		if (!t->waits)
+			t->waits = e->wait_tasks + k;
+		t->nr_waits++;
+		e->wait_tasks[k] = edge[k].child;
+	}
+	free(by_tid);
+	free(edge);
+	return 0;
+}
 
 static uint64_t meta_u64(const struct vmr *v, const char *key, uint64_t def)
 {
@@ -279,6 +407,8 @@ int engine_init(struct engine *e, const struct vmr *v, const struct engine_param
 			e->folio[i].flags = PG_swapbacked;
 		if (v->pages[i].flags & VMR_PAGE_PRECACHED)
 			e->folio[i].flags = PG_precached;
+		if (v->pages[i].flags & VMR_PAGE_EXEC)
+			e->folio[i].flags |= PG_exec;     /* its vma's VM_EXEC */
 	}
 
 	/* The machine: the node has the given RAM, or the capture's. */
@@ -370,7 +500,14 @@ int engine_init(struct engine *e, const struct vmr *v, const struct engine_param
 		t->p = v->recs + vt->first_rec;
 		t->end = t->p + vt->nr_recs;
 		t->next = vt->begin_ns - t0 + (t->p < t->end ? vmr_rec_delta(*t->p) : 0);
+		t->trace_next = t->next;
 		sim_at(&e->sim, t->next, EV_TASK, i, 0);
+	}
+	e->trace_t0 = t0;
+	if (task_waits_init(e) != 0) {
+		free(pids.slot);
+		free_cgroup_lines(&cl);
+		goto oom;
 	}
 	/* A process is in the memcg of the first cgroup line naming its pid
 	 * (walked backwards, so the first one is the last written; every
@@ -459,6 +596,7 @@ void engine_free(struct engine *e)
 	shadow_nodes_free(e);
 	free(e->memcgs);
 	free(e->tasks);
+	free(e->wait_tasks);
 	for (uint32_t i = 0; e->procs && i < e->nr_procs; i++) {
 		if (e->procs[i].own_runs)
 			free(e->procs[i].runs);

@@ -102,6 +102,14 @@ struct task_state {
 	int killed;
 	int blocked;                 /* in a slow path */
 	struct sim_thread thread;
+	/* The tasks this one waits for (engine.c's task_wait): the child
+	 * processes it forked and the task its thread was before an exec or
+	 * its exit, by their end in the trace; what the trace has this task
+	 * do after one ended, it does here after that one finished. */
+	simtime_t trace_next;        /* the trace's time of the next record */
+	uint32_t *waits, nr_waits, next_wait;
+	uint32_t waiters;            /* 1 + the first task waiting for this one */
+	uint32_t next_waiter;        /* 1 + the next one waiting for the same */
 };
 
 struct engine {
@@ -126,6 +134,8 @@ struct engine {
 	uint32_t nr_tasks, tasks_done;
 	struct process *procs;
 	uint32_t nr_procs;
+	uint32_t *wait_tasks;        /* the tasks' slices of waited-for tasks (task_state.waits) */
+	simtime_t trace_t0;          /* the trace's time of the replay's time 0 */
 	struct mm_run *proc_runs;    /* every anonymous page, grouped by process */
 	uint64_t exit_mmap_visited;  /* folios exit_mmap looked at (test_exit_mmap) */
 

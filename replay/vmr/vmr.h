@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 #define VMR_MAGIC        "VMREPLAY"
-#define VMR_VERSION      4
+#define VMR_VERSION      5
 #define VMR_HEADER_SIZE  512
 #define VMR_BLOCK_SIZE   65536u
 
@@ -133,7 +133,11 @@ enum {
 	 * workload inserted it during the session, so it was cached before
 	 * and is charged to whichever cgroup brought it in (FORMAT.md). */
 	VMR_PAGE_PRECACHED = 1u << 0,
-	VMR_PAGE_FLAGS     = VMR_PAGE_PRECACHED,
+	/* A file page a VM_EXEC mapping of the workload faulted in (the
+	 * capture's maps say x): folio_check_references activates it after
+	 * its first referenced scan. */
+	VMR_PAGE_EXEC      = 1u << 1,
+	VMR_PAGE_FLAGS     = VMR_PAGE_PRECACHED | VMR_PAGE_EXEC,
 };
 
 /* What a dense page id stood for: anon (space = pid, index = page number
