@@ -1,5 +1,6 @@
 /* analyze.c — reclaim analysis of a session (see analyze.h). */
 #include "analyze.h"
+#include "array.h"
 #include "input.h"
 #include "cli.h"
 
@@ -15,21 +16,6 @@ const char *const an_kind_names[AN_NR_KINDS] = { "direct", "memcg", "kswapd" };
 #define RECLAIM_WB_FILE  0x2
 #define RECLAIM_WB_SYNC  0x4
 
-static int grow(void **p, size_t *cap, size_t need, size_t size)
-{
-	if (need <= *cap)
-		return 0;
-	size_t c = *cap ? *cap : 64;
-	while (c < need)
-		c *= 2;
-	void *n = realloc(*p, c * size);
-	if (!n)
-		return -1;
-	*p = n;
-	*cap = c;
-	return 0;
-}
-
 void analysis_free(struct analysis *a)
 {
 	free(a->tasks);
@@ -42,7 +28,7 @@ static struct an_task *task_of(struct analysis *a, uint32_t tid)
 	for (size_t i = a->nr_tasks; i-- > 0;)
 		if (a->tasks[i].tid == tid)
 			return &a->tasks[i];
-	if (grow((void **)&a->tasks, &a->cap_tasks, a->nr_tasks + 1, sizeof(*a->tasks)) != 0)
+	if (array_grow((void **)&a->tasks, &a->cap_tasks, a->nr_tasks + 1, sizeof(*a->tasks)) != 0)
 		return NULL;
 	struct an_task *t = &a->tasks[a->nr_tasks++];
 	memset(t, 0, sizeof(*t));
@@ -65,7 +51,7 @@ static void name_task(struct an_task *t, const uint64_t *packed)
 
 static struct an_reclaim *new_reclaim(struct analysis *a)
 {
-	if (grow((void **)&a->rec, &a->cap_rec, a->nr_rec + 1, sizeof(*a->rec)) != 0)
+	if (array_grow((void **)&a->rec, &a->cap_rec, a->nr_rec + 1, sizeof(*a->rec)) != 0)
 		return NULL;
 	struct an_reclaim *r = &a->rec[a->nr_rec++];
 	memset(r, 0, sizeof(*r));
@@ -93,7 +79,7 @@ static size_t *open_slot(struct open **o, size_t *n, size_t *cap, uint32_t tid)
 	for (size_t i = 0; i < *n; i++)
 		if ((*o)[i].tid == tid)
 			return &(*o)[i].rec;
-	if (grow((void **)o, cap, *n + 1, sizeof(**o)) != 0)
+	if (array_grow((void **)o, cap, *n + 1, sizeof(**o)) != 0)
 		return NULL;
 	(*o)[*n].tid = tid;
 	(*o)[*n].rec = 0;

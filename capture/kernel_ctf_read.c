@@ -5,25 +5,11 @@
  * struct conv, with the UST trace's clock class and environment.
  */
 #include "kernel_ctf_priv.h"
+#include "array.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int grow(void **p, size_t *cap, size_t need, size_t size)
-{
-	if (need <= *cap)
-		return 0;
-	size_t c = *cap ? *cap : 1024;
-	while (c < need)
-		c *= 2;
-	void *n = realloc(*p, c * size);
-	if (!n)
-		return -1;
-	*p = n;
-	*cap = c;
-	return 0;
-}
 
 /* ------------------------------------------------------------------ */
 /* Graph 1: collecting the bridged events                              */
@@ -90,7 +76,7 @@ static struct kcls *class_of(struct conv *cv, const bt_event_class *ec)
 		if (cv->cls[i].ust == ec)
 			return &cv->cls[i];
 	const char *name = bt_event_class_get_name(ec);
-	if (grow((void **)&cv->cls, &cv->cap_cls, cv->nr_cls + 1, sizeof(*cv->cls)) != 0) {
+	if (array_grow((void **)&cv->cls, &cv->cap_cls, cv->nr_cls + 1, sizeof(*cv->cls)) != 0) {
 		kctf_fail(cv, "out of memory");
 		return NULL;
 	}
@@ -159,7 +145,7 @@ static struct kcls *class_of(struct conv *cv, const bt_event_class *ec)
 static int intern(struct conv *cv, const char *s, uint64_t *off)
 {
 	size_t n = strlen(s) + 1;
-	if (grow((void **)&cv->strs, &cv->cap_strs, cv->nr_strs + n, 1) != 0)
+	if (array_grow((void **)&cv->strs, &cv->cap_strs, cv->nr_strs + n, 1) != 0)
 		return -1;
 	memcpy(cv->strs + cv->nr_strs, s, n);
 	*off = cv->nr_strs;
@@ -214,8 +200,8 @@ static int collect(struct conv *cv, const bt_message *msg)
 	else
 		cv->last_kts[r.cpu] = r.kts;
 	cv->cpu_seen[r.cpu] = 1;
-	if (grow((void **)&cv->vals, &cv->cap_vals, cv->nr_vals + (size_t)c->nf, sizeof(*cv->vals)) != 0 ||
-	    grow((void **)&cv->rec, &cv->cap_rec, cv->nr_rec + 1, sizeof(*cv->rec)) != 0)
+	if (array_grow((void **)&cv->vals, &cv->cap_vals, cv->nr_vals + (size_t)c->nf, sizeof(*cv->vals)) != 0 ||
+	    array_grow((void **)&cv->rec, &cv->cap_rec, cv->nr_rec + 1, sizeof(*cv->rec)) != 0)
 		return kctf_fail(cv, "out of memory");
 	for (int i = 0; i < c->nf; i++) {
 		const bt_field *f = bt_field_structure_borrow_member_field_by_index_const(pl, c->f[i].idx);

@@ -152,7 +152,7 @@ static int same_read(const struct tinfo *t, const struct kdem *d)
 static int note_insertion(struct kevents *k, const struct kdem *d)
 {
 	uint64_t n = 1ull << (d->order & 0x7f);
-	if (kev_grow((void **)&k->ins, &k->cap_ins, k->nr_ins + n, sizeof(*k->ins)) != 0)
+	if (array_grow((void **)&k->ins, &k->cap_ins, k->nr_ins + n, sizeof(*k->ins)) != 0)
 		return -1;
 	for (uint64_t i = 0; i < n; i++)
 		k->ins[k->nr_ins++] = (struct pkey){ d->dev, d->a, d->b + i };
@@ -204,7 +204,7 @@ static int add_pending(struct walk *w, struct tinfo *t, const struct kdem *d)
 	struct kevents *k = w->k;
 	if (t->pend_nr && t->pend_first + t->pend_nr != k->nr_pend) {
 		/* keep each task's pending adds contiguous: move them to the end */
-		if (kev_grow((void **)&k->pend, &k->cap_pend, k->nr_pend + t->pend_nr + 1, sizeof(*k->pend)) != 0)
+		if (array_grow((void **)&k->pend, &k->cap_pend, k->nr_pend + t->pend_nr + 1, sizeof(*k->pend)) != 0)
 			return -1;
 		memmove(k->pend + k->nr_pend, k->pend + t->pend_first, t->pend_nr * sizeof(*k->pend));
 		t->pend_first = k->nr_pend;
@@ -212,7 +212,7 @@ static int add_pending(struct walk *w, struct tinfo *t, const struct kdem *d)
 	}
 	if (!t->pend_nr)
 		t->pend_first = k->nr_pend;
-	if (kev_grow((void **)&k->pend, &k->cap_pend, k->nr_pend + 1, sizeof(*k->pend)) != 0)
+	if (array_grow((void **)&k->pend, &k->cap_pend, k->nr_pend + 1, sizeof(*k->pend)) != 0)
 		return -1;
 	struct kdem p = *d;
 	p.order &= 0x7f;
@@ -239,7 +239,7 @@ static int on_fault(struct walk *w, struct tinfo *t, const struct kdem *d)
 		t->last_fault_ino = r->ino;
 		k->n_fault_file++;
 		if (r->exec) {
-			if (kev_grow((void **)&k->exec, &k->cap_exec, k->nr_exec + 1, sizeof(*k->exec)) != 0)
+			if (array_grow((void **)&k->exec, &k->cap_exec, k->nr_exec + 1, sizeof(*k->exec)) != 0)
 				return -1;
 			k->exec[k->nr_exec++] = (struct pkey){ r->dev, r->ino, index };
 		}
@@ -302,7 +302,7 @@ static int on_damon_pass(struct walk *w, const struct kdem *d)
 
 static int push_out(struct kevents *k, const struct vmr_kev *e)
 {
-	if (kev_grow((void **)&k->out, &k->cap_out, k->nr_out + 1, sizeof(*k->out)) != 0)
+	if (array_grow((void **)&k->out, &k->cap_out, k->nr_out + 1, sizeof(*k->out)) != 0)
 		return -1;
 	k->out[k->nr_out++] = *e;
 	return 0;
@@ -343,7 +343,7 @@ static int expand_damon(struct kevents *k)
 		}
 		unsigned passes = damon_passes(&k->damon, acc);
 		for (unsigned j = 0; j < passes; j++) {
-			if (kev_grow((void **)&k->dem, &k->cap_dem, k->nr_dem + 1, sizeof(*k->dem)) != 0)
+			if (array_grow((void **)&k->dem, &k->cap_dem, k->nr_dem + 1, sizeof(*k->dem)) != 0)
 				return -1;
 			struct kdem *p = &k->dem[k->nr_dem++];
 			*p = d;
@@ -591,7 +591,7 @@ int kevents_finish(struct kevents *k, struct sink *s)
 			case KK_FILEMAP_DELETE:
 				if (t->kswapd || t->in_reclaim) {
 					/* reclaim evicted it: ground truth, kept after the walk */
-					if (kev_grow((void **)&k->evict, &k->cap_evict, k->nr_evict + 1,
+					if (array_grow((void **)&k->evict, &k->cap_evict, k->nr_evict + 1,
 						     sizeof(*k->evict)) != 0)
 						goto oom;
 					struct vmr_kev *e = &k->evict[k->nr_evict++];

@@ -116,21 +116,6 @@ struct kclass {
 /* ------------------------------------------------------------------ */
 /* Growth                                                              */
 
-int kev_grow(void **p, size_t *cap, size_t need, size_t size)
-{
-	if (need <= *cap)
-		return 0;
-	size_t c = *cap ? *cap : 64;
-	while (c < need)
-		c *= 2;
-	void *n = realloc(*p, c * size);
-	if (!n)
-		return -1;
-	*p = n;
-	*cap = c;
-	return 0;
-}
-
 /* ------------------------------------------------------------------ */
 /* Tasks                                                               */
 
@@ -148,7 +133,7 @@ struct tinfo *kev_tinfo(struct kevents *k, uint32_t tid, int create)
 			return &k->t[k->tslot[j] - 1];
 	if (!create)
 		return NULL;
-	if (kev_grow((void **)&k->t, &k->cap_t, k->nr_t + 1, sizeof(*k->t)) != 0)
+	if (array_grow((void **)&k->t, &k->cap_t, k->nr_t + 1, sizeof(*k->t)) != 0)
 		return NULL;
 	struct tinfo *t = &k->t[k->nr_t++];
 	memset(t, 0, sizeof(*t));
@@ -426,7 +411,7 @@ static uint64_t kernel_dev(uint64_t s_dev)
 
 static int parse_memcg(struct kevents *k, uint64_t ts, const char *text)
 {
-	if (kev_grow((void **)&k->memcg, &k->cap_memcg, k->nr_memcg + 1, sizeof(*k->memcg)) != 0)
+	if (array_grow((void **)&k->memcg, &k->cap_memcg, k->nr_memcg + 1, sizeof(*k->memcg)) != 0)
 		return -1;
 	struct vmr_memcg *m = &k->memcg[k->nr_memcg++];
 	m->ts_ns = ts;
@@ -643,7 +628,7 @@ int kevents_event(struct kevents *k, int kidx, const bt_message *msg, const char
 		return 0;
 	}
 	/* Demand side. */
-	if (kev_grow((void **)&k->dem, &k->cap_dem, k->nr_dem + 1, sizeof(*k->dem)) != 0)
+	if (array_grow((void **)&k->dem, &k->cap_dem, k->nr_dem + 1, sizeof(*k->dem)) != 0)
 		return kfail(err, errlen, "out of memory");
 	struct kdem *d = &k->dem[k->nr_dem++];
 	memset(d, 0, sizeof(*d));

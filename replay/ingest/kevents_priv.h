@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "array.h"
 #include "damon.h"
 #include "kevents.h"
 
@@ -139,8 +140,7 @@ struct execs {
 };
 
 /* kevents.c */
-int kev_grow(void **p, size_t *cap, size_t need, size_t size);
-#define GROW(k, arr, nr, cap) kev_grow((void **)&(k)->arr, &(k)->cap, (k)->nr + 1, sizeof(*(k)->arr))
+#define GROW(k, arr, nr, cap) array_grow((void **)&(k)->arr, &(k)->cap, (k)->nr + 1, sizeof(*(k)->arr))
 /* The task TID (created if CREATE); NULL if unknown or out of memory.
  * Creating one may move every task: a pointer from an earlier call is
  * stale after a call with CREATE. */

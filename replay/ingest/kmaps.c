@@ -20,7 +20,7 @@
 /* Parses one /proc/PID/maps snapshot into regions. */
 int kev_parse_maps(struct kevents *k, int32_t pid, uint64_t ts, const char *text)
 {
-	if (kev_grow((void **)&k->snap, &k->cap_snap, k->nr_snap + 1, sizeof(*k->snap)) != 0)
+	if (array_grow((void **)&k->snap, &k->cap_snap, k->nr_snap + 1, sizeof(*k->snap)) != 0)
 		return -1;
 	struct msnap *sn = &k->snap[k->nr_snap++];
 	sn->pid = pid;
@@ -44,7 +44,7 @@ int kev_parse_maps(struct kevents *k, int32_t pid, uint64_t ts, const char *text
 				memcpy(path, line + used, n);
 				path[n] = '\0';
 			}
-			if (kev_grow((void **)&k->reg, &k->cap_reg, k->nr_reg + 1, sizeof(*k->reg)) != 0)
+			if (array_grow((void **)&k->reg, &k->cap_reg, k->nr_reg + 1, sizeof(*k->reg)) != 0)
 				return -1;
 			struct mreg *r = &k->reg[k->nr_reg++];
 			r->start = start;
