@@ -20,20 +20,11 @@
  */
 #include "swap_state.h"
 #include "internal.h"
+#include "sim/page_order.h"
 
 #include <stdlib.h>
 
 #define PTRS_PER_PMD_PAGES 512       /* pages under one PMD (2 MiB) */
-
-static int cmp_addr(const void *a, const void *b, void *arg)
-{
-	const struct vmr *v = arg;
-	const struct vmr_page *x = &v->pages[*(const uint32_t *)a];
-	const struct vmr_page *y = &v->pages[*(const uint32_t *)b];
-	if (x->space != y->space)
-		return x->space < y->space ? -1 : 1;
-	return x->index < y->index ? -1 : x->index > y->index;
-}
 
 static int swap_ra_index(struct engine *e)
 {
@@ -47,10 +38,7 @@ static int swap_ra_index(struct engine *e)
 	for (uint32_t i = 0; i < e->nr_folios; i++)
 		if (e->v->pages[i].kind == VMR_PAGE_ANON)
 			e->anon_by_addr[e->nr_anon++] = i;
-	/* Page ids are unique, so the order is total: qsort's lack of
-	 * stability cannot make two machines differ. */
-	qsort_r(e->anon_by_addr, e->nr_anon, sizeof(uint32_t), cmp_addr, (void *)e->v);
-	return 0;
+	return sort_pages_by_addr(e->v->pages, e->anon_by_addr, e->nr_anon, 0);
 }
 
 int swap_ra_init(struct engine *e)

@@ -21,6 +21,7 @@
  */
 #include "internal.h"
 #include "vmscan.h"
+#include "sim/page_order.h"
 
 #include <stdlib.h>
 
@@ -208,17 +209,6 @@ struct shadow_nodes {
 	uint32_t nr_nodes;
 };
 
-static int cmp_slot(const void *a, const void *b, void *arg)
-{
-	const struct vmr_page *pg = arg;
-	const struct vmr_page *x = &pg[*(const uint32_t *)a], *y = &pg[*(const uint32_t *)b];
-	if (x->space != y->space)
-		return x->space < y->space ? -1 : 1;
-	if (x->ino != y->ino)
-		return x->ino < y->ino ? -1 : 1;
-	return x->index < y->index ? -1 : x->index > y->index;
-}
-
 int shadow_nodes_init(struct engine *e)
 {
 	const struct vmr_page *pg = e->v->pages;
@@ -242,7 +232,8 @@ int shadow_nodes_init(struct engine *e)
 		if (pg[i].kind == VMR_PAGE_FILE)
 			sn->pfns[n++] = i;
 	}
-	qsort_r(sn->pfns, n, sizeof(*sn->pfns), cmp_slot, (void *)pg);
+	if (sort_pages_by_addr(pg, sn->pfns, n, 1) != 0)
+		return -1;
 	for (uint32_t i = 0; i < n; i++) {
 		const struct vmr_page *p = &pg[sn->pfns[i]], *q = i ? &pg[sn->pfns[i - 1]] : NULL;
 		if (!q || q->space != p->space || q->ino != p->ino ||
