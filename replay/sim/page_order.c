@@ -42,3 +42,38 @@ int sort_pages_by_addr(const struct vmr_page *pages, uint32_t *ids, uint32_t n, 
 	free(tmp);
 	return 0;
 }
+
+static const struct page_ids *pages_by_addr(const struct vmr *v, int slot, uint32_t kind)
+{
+	struct vmr_derived *d = v->derived;
+	if (d->data[slot])
+		return d->data[slot];
+	const struct vmr_page *pg = v->pages;
+	uint32_t n = 0, nr_pages = (uint32_t)v->hdr->nr_pages;
+	for (uint32_t i = 0; i < nr_pages; i++)
+		n += pg[i].kind == kind;
+	struct page_ids *ids = malloc(sizeof(*ids) + (size_t)n * sizeof(ids->id[0]));
+	if (!ids)
+		return NULL;
+	ids->nr = 0;
+	for (uint32_t i = 0; i < nr_pages; i++)
+		if (pg[i].kind == kind)
+			ids->id[ids->nr++] = i;
+	if (sort_pages_by_addr(pg, ids->id, n, kind == VMR_PAGE_FILE) != 0) {
+		free(ids);
+		return NULL;
+	}
+	d->data[slot] = ids;
+	d->free[slot] = free;
+	return ids;
+}
+
+const struct page_ids *pages_anon_by_addr(const struct vmr *v)
+{
+	return pages_by_addr(v, DERIVED_ANON_BY_ADDR, VMR_PAGE_ANON);
+}
+
+const struct page_ids *pages_file_by_addr(const struct vmr *v)
+{
+	return pages_by_addr(v, DERIVED_FILE_BY_ADDR, VMR_PAGE_FILE);
+}

@@ -210,6 +210,11 @@ int vmr_open(struct vmr *v, const char *path, char *err, size_t errlen)
 		v->map = NULL;
 		return -1;
 	}
+	v->derived = calloc(1, sizeof(*v->derived));
+	if (!v->derived) {
+		snprintf(err, errlen, "%s: out of memory", path);
+		goto fail;
+	}
 	const unsigned char *base = v->map;
 	v->hdr = v->map;
 	if (check_header(v->hdr, v->map_size, path, err, errlen) != 0 ||
@@ -242,6 +247,12 @@ fail:
 
 void vmr_close(struct vmr *v)
 {
+	if (v->derived) {
+		for (int i = 0; i < VMR_NR_DERIVED; i++)
+			if (v->derived->data[i])
+				v->derived->free[i](v->derived->data[i]);
+		free(v->derived);
+	}
 	if (v->map)
 		munmap(v->map, v->map_size);
 	memset(v, 0, sizeof(*v));

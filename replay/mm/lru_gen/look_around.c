@@ -10,6 +10,7 @@
  */
 #include "lru_gen.h"
 #include "mm/internal.h"
+#include "sim/page_order.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -106,15 +107,32 @@ void lru_gen_look_around(struct engine *e, uint32_t pfn, struct scan_control *sc
  * id, addr_rank[page id] = rank.  Mapping ids come from a hash table; the
  * keys are radix sorted, so building costs O(pages), and in the three
  * arrays themselves (no scratch arrays: they were a quarter of mglru's
- * peak memory per page).
+ * peak memory per page).  The order is the trace's alone: built once per
+ * open trace (page_order.h) and shared by its replays.
  */
-int mglru_build_addr_order(struct engine *e, struct mglru *m)
+struct addr_order {
+	uint64_t *addr_key;
+	uint32_t *addr_order, *addr_rank;
+};
+
+static void addr_order_free(void *data)
 {
-	uint32_t n = e->nr_folios;
-	const struct vmr_page *pg = e->v->pages;
+	struct addr_order *a = data;
+	free(a->addr_key);
+	free(a->addr_order);
+	free(a->addr_rank);
+	free(a);
+}
+
+static struct addr_order *addr_order_build(const struct vmr *v)
+{
+	uint32_t n = (uint32_t)v->hdr->nr_pages;
+	const struct vmr_page *pg = v->pages;
 	uint32_t cap = 64, nr_ids = 0;
 	struct { uint64_t space, ino; uint32_t kind, id; } *tab = calloc(cap, sizeof(*tab));
-	int rc = -1;
+	struct addr_order *m = calloc(1, sizeof(*m));
+	if (!m)
+		goto out;
 	m->addr_key = malloc((size_t)(n ? n : 1) * sizeof(uint64_t));
 	m->addr_order = malloc((size_t)(n ? n : 1) * sizeof(uint32_t));
 	m->addr_rank = malloc((size_t)(n ? n : 1) * sizeof(uint32_t));
@@ -193,8 +211,28 @@ int mglru_build_addr_order(struct engine *e, struct mglru *m)
 	}
 	for (uint32_t r = 0; r < n; r++)
 		m->addr_rank[m->addr_order[r]] = r;
-	rc = 0;
+	free(tab);
+	return m;
 out:
 	free(tab);
-	return rc;
+	if (m)
+		addr_order_free(m);
+	return NULL;
+}
+
+int mglru_build_addr_order(struct engine *e, struct mglru *m)
+{
+	struct vmr_derived *d = e->v->derived;
+	if (!d->data[DERIVED_MGLRU_ADDR]) {
+		struct addr_order *a = addr_order_build(e->v);
+		if (!a)
+			return -1;
+		d->data[DERIVED_MGLRU_ADDR] = a;
+		d->free[DERIVED_MGLRU_ADDR] = addr_order_free;
+	}
+	const struct addr_order *a = d->data[DERIVED_MGLRU_ADDR];
+	m->addr_key = a->addr_key;
+	m->addr_order = a->addr_order;
+	m->addr_rank = a->addr_rank;
+	return 0;
 }
