@@ -157,6 +157,42 @@ static void out_of_range_record(void **state)
 	unlink(path);
 }
 
+/* A run record is checked page by page against its pages' kinds (the
+ * reader checks a bitmap a word at a time: runs that start, end and
+ * cross 64-page words, and one file page among anon ones). */
+static void run_kinds(void **state)
+{
+	(void)state;
+	make_tmp();
+	uint8_t kinds[200] = { 0 };
+	kinds[130] = 1;
+	const struct { struct vmr_rec rec; int ok; } cases[] = {
+		{ fixture_run(60, VMR_OP_LOAD, 0, 70), 1 },    /* 60..129, two words  */
+		{ fixture_run(0, VMR_OP_LOAD, 0, 128), 1 },    /* exactly two words   */
+		{ fixture_run(130, VMR_OP_READ, 1, 1), 1 },
+		{ fixture_run(131, VMR_OP_LOAD, 0, 69), 1 },   /* 131..199, the end   */
+		{ fixture_run(0, VMR_OP_LOAD, 0, 200), 0 },    /* 130 is a file page  */
+		{ fixture_run(129, VMR_OP_LOAD, 0, 3), 0 },
+		{ fixture_run(130, VMR_OP_READ, 1, 2), 0 },    /* 131 is anon         */
+		{ fixture_rec(130, VMR_OP_LOAD, 0, 0), 0 },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct fixture_task t = { 0, &cases[i].rec, 1 };
+		assert_int_equal(fixture_vmr(path, &t, 1, 200, kinds, ""), 0);
+		struct vmr v;
+		char err[256];
+		int rc = vmr_open(&v, path, err, sizeof(err));
+		if (cases[i].ok) {
+			assert_int_equal(rc, 0);
+			vmr_close(&v);
+		} else {
+			assert_int_equal(rc, -1);
+			assert_non_null(strstr(err, "disagrees with its page's kind"));
+		}
+	}
+	unlink(path);
+}
+
 static void not_a_vmr(void **state)
 {
 	(void)state;
@@ -282,6 +318,7 @@ int main(void)
 		cmocka_unit_test(flipped_byte_anywhere),
 		cmocka_unit_test(truncated),
 		cmocka_unit_test(out_of_range_record),
+		cmocka_unit_test(run_kinds),
 		cmocka_unit_test(not_a_vmr),
 		cmocka_unit_test(multi_block),
 		cmocka_unit_test(meta_values),

@@ -20,50 +20,27 @@
  */
 #include "swap_state.h"
 #include "internal.h"
-
-#include <stdlib.h>
+#include "sim/page_order.h"
 
 #define PTRS_PER_PMD_PAGES 512       /* pages under one PMD (2 MiB) */
-
-static int cmp_addr(const void *a, const void *b, void *arg)
-{
-	const struct vmr *v = arg;
-	const struct vmr_page *x = &v->pages[*(const uint32_t *)a];
-	const struct vmr_page *y = &v->pages[*(const uint32_t *)b];
-	if (x->space != y->space)
-		return x->space < y->space ? -1 : 1;
-	return x->index < y->index ? -1 : x->index > y->index;
-}
-
-static int swap_ra_index(struct engine *e)
-{
-	uint32_t n = 0;
-	for (uint32_t i = 0; i < e->nr_folios; i++)
-		n += e->v->pages[i].kind == VMR_PAGE_ANON;
-	e->anon_by_addr = malloc((n ? n : 1) * sizeof(uint32_t));
-	if (!e->anon_by_addr)
-		return -1;
-	e->nr_anon = 0;
-	for (uint32_t i = 0; i < e->nr_folios; i++)
-		if (e->v->pages[i].kind == VMR_PAGE_ANON)
-			e->anon_by_addr[e->nr_anon++] = i;
-	/* Page ids are unique, so the order is total: qsort's lack of
-	 * stability cannot make two machines differ. */
-	qsort_r(e->anon_by_addr, e->nr_anon, sizeof(uint32_t), cmp_addr, (void *)e->v);
-	return 0;
-}
 
 int swap_ra_init(struct engine *e)
 {
 	if (!swap_use_readahead(e))
 		return 0;
-	return swap_use_vma_readahead(e) ? swap_ra_index(e) : swap_slots_init(e);
+	if (!swap_use_vma_readahead(e))
+		return swap_slots_init(e);
+	const struct page_ids *anon = pages_anon_by_addr(e->v);
+	if (!anon)
+		return -1;
+	e->anon_by_addr = anon->id;
+	e->nr_anon = anon->nr;
+	return 0;
 }
 
 void swap_ra_free(struct engine *e)
 {
-	free(e->anon_by_addr);
-	e->anon_by_addr = NULL;
+	e->anon_by_addr = NULL;              /* the trace's: page_order.h */
 	swap_slots_free(e);
 }
 

@@ -21,6 +21,7 @@
  */
 #include "internal.h"
 #include "vmscan.h"
+#include "sim/page_order.h"
 
 #include <stdlib.h>
 
@@ -203,46 +204,31 @@ struct xa_node {
 
 struct shadow_nodes {
 	uint32_t *node_of;              /* per folio: its node, NO_NODE if anon */
-	uint32_t *pfns;                 /* the file folios, node by node */
+	const uint32_t *pfns;           /* the file folios, node by node (the trace's) */
 	struct xa_node *node;
 	uint32_t nr_nodes;
 };
 
-static int cmp_slot(const void *a, const void *b, void *arg)
-{
-	const struct vmr_page *pg = arg;
-	const struct vmr_page *x = &pg[*(const uint32_t *)a], *y = &pg[*(const uint32_t *)b];
-	if (x->space != y->space)
-		return x->space < y->space ? -1 : 1;
-	if (x->ino != y->ino)
-		return x->ino < y->ino ? -1 : 1;
-	return x->index < y->index ? -1 : x->index > y->index;
-}
-
 int shadow_nodes_init(struct engine *e)
 {
 	const struct vmr_page *pg = e->v->pages;
-	uint32_t nr_file = 0;
-	for (uint32_t i = 0; i < e->nr_folios; i++)
-		nr_file += pg[i].kind == VMR_PAGE_FILE;
-	if (!nr_file)
+	const struct page_ids *file = pages_file_by_addr(e->v);   /* the trace's */
+	if (!file)
+		return -1;
+	uint32_t n = file->nr;
+	if (!n)
 		return 0;
 	struct shadow_nodes *sn = calloc(1, sizeof(*sn));
 	if (!sn)
 		return -1;
 	e->shadow_nodes = sn;
+	sn->pfns = file->id;
 	sn->node_of = malloc(e->nr_folios * sizeof(*sn->node_of));
-	sn->pfns = malloc(nr_file * sizeof(*sn->pfns));
-	sn->node = malloc(nr_file * sizeof(*sn->node));
-	if (!sn->node_of || !sn->pfns || !sn->node)
+	sn->node = malloc(n * sizeof(*sn->node));
+	if (!sn->node_of || !sn->node)
 		return -1;
-	uint32_t n = 0;
-	for (uint32_t i = 0; i < e->nr_folios; i++) {
+	for (uint32_t i = 0; i < e->nr_folios; i++)
 		sn->node_of[i] = NO_NODE;
-		if (pg[i].kind == VMR_PAGE_FILE)
-			sn->pfns[n++] = i;
-	}
-	qsort_r(sn->pfns, n, sizeof(*sn->pfns), cmp_slot, (void *)pg);
 	for (uint32_t i = 0; i < n; i++) {
 		const struct vmr_page *p = &pg[sn->pfns[i]], *q = i ? &pg[sn->pfns[i - 1]] : NULL;
 		if (!q || q->space != p->space || q->ino != p->ino ||
@@ -260,7 +246,6 @@ void shadow_nodes_free(struct engine *e)
 	if (!sn)
 		return;
 	free(sn->node_of);
-	free(sn->pfns);
 	free(sn->node);
 	free(sn);
 	e->shadow_nodes = NULL;

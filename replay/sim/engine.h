@@ -147,7 +147,7 @@ struct engine {
 		uint64_t prev_offset;
 		uint32_t last_readahead_pages, hits;
 	} swap_ra_cluster;
-	uint32_t *anon_by_addr;      /* anonymous page ids by (space, index) */
+	const uint32_t *anon_by_addr; /* anonymous page ids by (space, index) */
 	uint32_t nr_anon;
 	struct shadow_nodes *shadow_nodes;  /* page-cache xa_nodes (mm/workingset.c) */
 

@@ -273,6 +273,17 @@ struct vmr {
 	uint64_t nr_kev;
 	const struct vmr_memcg *memcg;
 	uint64_t nr_memcg;
+	/* What replays derive from the trace alone (its pages' address
+	 * orders: replay/sim/page_order.h), built by the first replay that
+	 * needs it and kept while the trace is open, so that the replays of
+	 * one open trace (compare's, --repeat's) do not each redo it. */
+	struct vmr_derived *derived;
+};
+
+#define VMR_NR_DERIVED 4
+struct vmr_derived {
+	void *data[VMR_NR_DERIVED];
+	void (*free[VMR_NR_DERIVED])(void *data);
 };
 
 /* Maps and verifies PATH: header, sizes, every block's checksum, section

@@ -283,9 +283,6 @@ void lru_gen_exit(struct engine *e)
 	for (int i = 0; i < m->nr_lrugen; i++)
 		free(m->lrugen[i]);
 	free(m->lrugen);
-	free(m->addr_key);
-	free(m->addr_order);
-	free(m->addr_rank);
 	free(m);
 	e->lru_gen = NULL;
 }

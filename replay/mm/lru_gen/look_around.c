@@ -10,6 +10,7 @@
  */
 #include "lru_gen.h"
 #include "mm/internal.h"
+#include "sim/page_order.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -104,22 +105,43 @@ void lru_gen_look_around(struct engine *e, uint32_t pfn, struct scan_control *sc
  * space or a file: addr_key[rank] = mapping id << ADDR_INDEX_BITS | index
  * (indices past 2^40 pages wrap: DEVIATIONS.md), addr_order[rank] = page
  * id, addr_rank[page id] = rank.  Mapping ids come from a hash table; the
- * keys are radix sorted, so building costs O(pages). */
-int mglru_build_addr_order(struct engine *e, struct mglru *m)
+ * keys are radix sorted, so building costs O(pages), and in the three
+ * arrays themselves (no scratch arrays: they were a quarter of mglru's
+ * peak memory per page).  The order is the trace's alone: built once per
+ * open trace (page_order.h) and shared by its replays.
+ */
+struct addr_order {
+	uint64_t *addr_key;
+	uint32_t *addr_order, *addr_rank;
+};
+
+static void addr_order_free(void *data)
 {
-	uint32_t n = e->nr_folios;
-	const struct vmr_page *pg = e->v->pages;
+	struct addr_order *a = data;
+	free(a->addr_key);
+	free(a->addr_order);
+	free(a->addr_rank);
+	free(a);
+}
+
+static struct addr_order *addr_order_build(const struct vmr *v)
+{
+	uint32_t n = (uint32_t)v->hdr->nr_pages;
+	const struct vmr_page *pg = v->pages;
 	uint32_t cap = 64, nr_ids = 0;
 	struct { uint64_t space, ino; uint32_t kind, id; } *tab = calloc(cap, sizeof(*tab));
-	uint64_t *key = malloc((size_t)(n ? n : 1) * sizeof(uint64_t));
-	uint64_t *tmpk = malloc((size_t)(n ? n : 1) * sizeof(uint64_t));
-	uint32_t *tmpo = malloc((size_t)(n ? n : 1) * sizeof(uint32_t));
-	int rc = -1;
+	struct addr_order *m = calloc(1, sizeof(*m));
+	if (!m)
+		goto out;
 	m->addr_key = malloc((size_t)(n ? n : 1) * sizeof(uint64_t));
 	m->addr_order = malloc((size_t)(n ? n : 1) * sizeof(uint32_t));
 	m->addr_rank = malloc((size_t)(n ? n : 1) * sizeof(uint32_t));
-	if (!tab || !key || !tmpk || !tmpo || !m->addr_key || !m->addr_order || !m->addr_rank)
+	if (!tab || !m->addr_key || !m->addr_order || !m->addr_rank)
 		goto out;
+	/* While sorting: addr_key[page id] is its key, addr_rank the scratch
+	 * copy of addr_order. */
+	uint64_t *key = m->addr_key;
+	uint32_t *tmpo = m->addr_rank;
 	for (uint32_t i = 0; i < n; i++) {
 		if (2 * (nr_ids + 1) > cap) {
 			uint32_t ncap = cap * 2;
@@ -153,8 +175,9 @@ int mglru_build_addr_order(struct engine *e, struct mglru *m)
 		key[i] = (uint64_t)tab[k].id << ADDR_INDEX_BITS | (pg[i].index & ADDR_INDEX_MASK);
 		m->addr_order[i] = i;
 	}
-	/* LSD radix sort of (key, page id), a byte at a time, skipping bytes
-	 * no two keys differ in; stable, so equal keys keep page id order. */
+	/* LSD radix sort of the page ids by key, a byte at a time, skipping
+	 * bytes no two keys differ in; stable, so equal keys keep page id
+	 * order. */
 	uint64_t diff = 0;
 	for (uint32_t i = 1; i < n; i++)
 		diff |= key[i] ^ key[0];
@@ -167,21 +190,49 @@ int mglru_build_addr_order(struct engine *e, struct mglru *m)
 		for (int b = 0; b < 256; b++)
 			count[b + 1] += count[b];
 		for (uint32_t i = 0; i < n; i++) {
-			uint32_t d = count[(key[i] >> shift) & 0xff]++;
-			tmpk[d] = key[i];
-			tmpo[d] = m->addr_order[i];
+			uint32_t id = m->addr_order[i];
+			tmpo[count[(key[id] >> shift) & 0xff]++] = id;
 		}
-		memcpy(key, tmpk, (size_t)n * sizeof(*key));
 		memcpy(m->addr_order, tmpo, (size_t)n * sizeof(*tmpo));
 	}
-	memcpy(m->addr_key, key, (size_t)n * sizeof(*key));
-	for (uint32_t i = 0; i < n; i++)
-		m->addr_rank[m->addr_order[i]] = i;
-	rc = 0;
+	/* Move every key to its page's rank, in place along the cycles of
+	 * the permutation (addr_rank as the rank each slot's key goes to). */
+	for (uint32_t r = 0; r < n; r++)
+		m->addr_rank[m->addr_order[r]] = r;
+	for (uint32_t i = 0; i < n; i++) {
+		while (m->addr_rank[i] != i) {
+			uint32_t j = m->addr_rank[i];
+			uint64_t k = key[i];
+			key[i] = key[j];
+			key[j] = k;
+			m->addr_rank[i] = m->addr_rank[j];
+			m->addr_rank[j] = j;
+		}
+	}
+	for (uint32_t r = 0; r < n; r++)
+		m->addr_rank[m->addr_order[r]] = r;
+	free(tab);
+	return m;
 out:
 	free(tab);
-	free(key);
-	free(tmpk);
-	free(tmpo);
-	return rc;
+	if (m)
+		addr_order_free(m);
+	return NULL;
+}
+
+int mglru_build_addr_order(struct engine *e, struct mglru *m)
+{
+	struct vmr_derived *d = e->v->derived;
+	if (!d->data[DERIVED_MGLRU_ADDR]) {
+		struct addr_order *a = addr_order_build(e->v);
+		if (!a)
+			return -1;
+		d->data[DERIVED_MGLRU_ADDR] = a;
+		d->free[DERIVED_MGLRU_ADDR] = addr_order_free;
+	}
+	const struct addr_order *a = d->data[DERIVED_MGLRU_ADDR];
+	m->addr_key = a->addr_key;
+	m->addr_order = a->addr_order;
+	m->addr_rank = a->addr_rank;
+	return 0;
 }

@@ -69,9 +69,10 @@ struct mglru {
 	uint64_t memcg_lru_seq;
 	int memcg_lru_nr[MEMCG_NR_GENS];
 	int64_t memcg_lru_head, memcg_lru_tail;
-	/* look-around: folios in (address space, page index) order */
-	uint64_t *addr_key;
-	uint32_t *addr_order, *addr_rank;
+	/* look-around: folios in (address space, page index) order (the
+	 * trace's, shared by its replays: look_around.c) */
+	const uint64_t *addr_key;
+	const uint32_t *addr_order, *addr_rank;
 };
 
 static inline struct mglru *mglru_of(struct engine *e)
@@ -235,6 +236,7 @@ int try_to_inc_min_seq(struct lru_gen_folio *lrugen, int swappiness);
 void reset_ctrl_pos(struct lru_gen_folio *lrugen, int type, int carryover);
 void lru_gen_rotate_memcg(struct engine *e, int memcg, int op);
 void lru_gen_online_memcg(struct engine *e, struct lru_gen_folio *lrugen);
+/* Points M at the trace's look-around order, built on first use. */
 int mglru_build_addr_order(struct engine *e, struct mglru *m);
 /* set_initial_priority: root reclaim's starting priority (memcg.c). */
 void set_initial_priority(struct engine *e, struct scan_control *sc);
