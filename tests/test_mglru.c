@@ -849,6 +849,50 @@ static void k612_loop(void **state)
 	}
 }
 
+/* mglru+k6.12-gens: Linux 6.12's lru_gen_add_folio ("four common cases",
+ * from mm-mglru-fix-underprotected-page-cache).  Four generations (min_seq
+ * 0, max_seq 3): a fault (active) lands in the youngest, 3, where the mm
+ * tree puts it in max_seq - 1 = 2; a read() in min_seq + 1 = 1 (the mm
+ * tree: the oldest, 0), PG_workingset changing nothing; under reclaim in
+ * the oldest, 0; an anon folio outside the swap cache or a reclaim folio
+ * under writeback in max_seq - 1 = 2; an anon folio in the swap cache is
+ * "everything else": 1.  With three generations (file min_seq 1:
+ * 1 + MIN_NR_GENS >= 3) a read lands in the oldest, 1; with two (2), in 2. */
+static void k612_gens(void **state)
+{
+	(void)state;
+	struct box b;
+	box_open(&b, policy_find("mglru+k6.12-gens"), 16, 8, 0, 0, 60);
+	struct engine *e = &b.e;
+	struct lru_gen_folio *lv = mglru_lruvec(e, box_memcg(&b));
+	install(e, 0, 0);                         /* anon fault */
+	assert_int_equal(folio_seq(e, 0), 3);
+	install(e, 8, 0);                         /* file read */
+	assert_int_equal(folio_seq(e, 8), 1);
+	install(e, 9, PG_mapped);                 /* file fault */
+	assert_int_equal(folio_seq(e, 9), 3);
+	install(e, 10, PG_workingset);            /* file read, workingset restored */
+	assert_int_equal(folio_seq(e, 10), 1);
+
+	struct folio probe = { .flags = 0 };
+	assert_int_equal(lru_gen_folio_seq_612(lv, &probe, 1), 0);
+	probe.flags = PG_reclaim | PG_writeback;
+	assert_int_equal(lru_gen_folio_seq_612(lv, &probe, 0), 2);
+	probe.flags = PG_swapbacked;
+	assert_int_equal(lru_gen_folio_seq_612(lv, &probe, 0), 2);
+	probe.flags = PG_swapbacked | PG_swapcache;
+	assert_int_equal(lru_gen_folio_seq_612(lv, &probe, 0), 1);
+	probe.flags = PG_active | PG_workingset;
+	assert_int_equal(lru_gen_folio_seq_612(lv, &probe, 0), 3);
+	probe.flags = 0;
+	lv->min_seq[1] = 1;
+	assert_int_equal(lru_gen_folio_seq_612(lv, &probe, 0), 1);
+	lv->min_seq[1] = 2;
+	assert_int_equal(lru_gen_folio_seq_612(lv, &probe, 0), 2);
+	lv->min_seq[1] = 0;
+	box_close(&b);
+}
+
 /* mglru+k6.12-types: Linux 6.12's type selection and coupled min_seq.
  * get_type_to_scan (6.12) compares tier 0 only, anon at gain swappiness
  * and file at 200 - swappiness; anon refaulting 10% (100 of 1000), file
@@ -1177,13 +1221,13 @@ static void policy_names(void **state)
 	assert_ptr_equal(policy_find("mglru+sw-age-pref+sw-no-gentle+sw-boost+sw-exhaustion+"
 				     "sw-retry-race+sw-no-inversion+sw-batched+sw-imbalance"),
 			 policy_find("mglru+swappiness"));
-	/* the kernel readings: k6.12 is its four parts; "as captured" */
-	p = policy_find("mglru+k6.12-loop+k6.12-counters+k6.12-writeback+k6.12-types");
+	/* the kernel readings: k6.12 is its five parts; "as captured" */
+	p = policy_find("mglru+k6.12-loop+k6.12-counters+k6.12-writeback+k6.12-types+k6.12-gens");
 	assert_non_null(p);
 	assert_string_equal(p->name, "mglru+k6.12");
 	assert_ptr_equal(p, policy_find("mglru+k6.12"));
 	assert_int_equal(p->variants, PATCH_K612_COUNTERS | PATCH_K612_WRITEBACK | PATCH_K612_LOOP |
-				      PATCH_K612_TYPES);
+				      PATCH_K612_TYPES | PATCH_K612_GENS);
 	p = policy_find("mglru+no-mm-walk+k6.12");
 	assert_non_null(p);
 	assert_string_equal(p->name, "mglru+k6.12+no-mm-walk");
@@ -1288,6 +1332,7 @@ int main(void)
 		cmocka_unit_test(writeback_sort),
 		cmocka_unit_test(k612_loop),
 		cmocka_unit_test(k612_types),
+		cmocka_unit_test(k612_gens),
 		cmocka_unit_test(fallback_priority),
 		cmocka_unit_test(look_around),
 		cmocka_unit_test(iso_throttle),

@@ -353,8 +353,11 @@ retry:;
 			clean[nr_clean++] = pfn;
 			continue;
 		}
-		/* don't add rejected folios to the oldest generation */
-		if (!(f->flags & PG_freed) && lru_gen_folio_seq(lrugen, f, 0) == min_seq) {
+		/* don't add rejected folios to the oldest generation (6.12,
+		 * mglru+k6.12-gens: every rejected one goes back active, to
+		 * the youngest) */
+		if (!(f->flags & PG_freed) &&
+		    (patch_k612_gens(e) || lru_gen_folio_seq(lrugen, f, 0) == min_seq)) {
 			folio_clear_refs_flags(f);
 			f->flags |= PG_active;
 		}

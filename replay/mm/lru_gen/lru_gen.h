@@ -189,6 +189,9 @@ static inline int lru_gen_is_active(const struct lru_gen_folio *lrugen, int gen)
 /* ---- decisions the tests check ------------------------------------------ */
 /* The sequence number a folio joins (lru_gen_folio_seq, mm_inline.h). */
 uint64_t lru_gen_folio_seq(const struct lru_gen_folio *lrugen, const struct folio *f, int reclaiming);
+/* The same as Linux 6.12's lru_gen_add_folio places it (mglru+k6.12-gens). */
+uint64_t lru_gen_folio_seq_612(const struct lru_gen_folio *lrugen, const struct folio *f,
+			       int reclaiming);
 /* The folio's access count changes as through folio_mark_accessed. */
 void lru_gen_inc_refs(struct engine *e, uint32_t pfn);
 /* swappiness as reclaim sees it: 0 without swap or may_swap. */
