@@ -849,6 +849,52 @@ static void k612_loop(void **state)
 	}
 }
 
+/* mglru+k6.12-refs: Linux 6.12's PG_referenced for shrink_folio_list.
+ * 200 anon folios of one address space in seq 2 (max_seq 4), swappiness
+ * 200; folios 0 and 1 young, 2 with PG_referenced from before, 50 young
+ * and left on the LRU; a batch of three: 0, 1, 2.  isolate_folio clears
+ * PG_referenced (2's too).  Folio 0 is young: look-around over [0, 64)
+ * marks the isolated young 1 referenced (its young bit cleared) and,
+ * without a walk context, activates 50 at once (pgactivate 1, refs
+ * cleared; active, it lands where the mm tree's lru_gen_folio_seq puts an
+ * active folio, max_seq - 1 = 3 — k6.12-gens would make it 4); 0 itself is a first sighting: PG_referenced, KEEP.  Folio
+ * 1, mapped and referenced: kept unexamined ("folio_update_gen() tried to
+ * promote this page?").  Folio 2: not young, no PG_referenced any more:
+ * reclaimed (pgsteal_anon 1).  The mm tree: 50 only marked (first
+ * sighting, pgactivate 0, still seq 2), 1 examined itself; 2 reclaimed. */
+static void k612_refs(void **state)
+{
+	(void)state;
+	const char *pols[2] = { "mglru", "mglru+k6.12-refs" };
+	for (int i = 0; i < 2; i++) {
+		struct box b;
+		box_open(&b, policy_find(pols[i]), 200, 200, 1000, 1000, 200);
+		struct engine *e = &b.e;
+		int memcg = box_memcg(&b);
+		struct scan_control sc = sc_for(11, memcg);
+		for (uint32_t p = 0; p < 200; p++)
+			install(e, p, 0);
+		assert_true(try_to_inc_max_seq(e, memcg, 3, 200, &sc));
+		e->folio[0].flags |= PG_young;
+		e->folio[1].flags |= PG_young;
+		e->folio[2].flags |= PG_referenced;
+		e->folio[50].flags |= PG_young;
+		sc.sim.mm_walk = 0;       /* lru_gen/enabled 0x0001: no walk context */
+		assert_int_equal(evict_folios(e, 3, memcg, &sc, 200), 3);
+		assert_int_equal(e->vm[VM_pgscan_anon], 3);
+		assert_int_equal(e->vm[VM_pgsteal_anon], 1);
+		assert_false(e->folio[2].flags & PG_resident);
+		assert_true(e->folio[0].flags & PG_referenced);
+		assert_true(e->folio[1].flags & PG_referenced);
+		assert_false(e->folio[1].flags & PG_young);
+		assert_false(e->folio[50].flags & PG_young);
+		assert_int_equal(e->vm[VM_pgactivate], i ? 1 : 0);
+		assert_int_equal(folio_seq(e, 50), i ? 3 : 2);
+		assert_int_equal(!!(e->folio[50].flags & PG_referenced), !i);
+		box_close(&b);
+	}
+}
+
 /* mglru+k6.12-gens: Linux 6.12's lru_gen_add_folio ("four common cases",
  * from mm-mglru-fix-underprotected-page-cache).  Four generations (min_seq
  * 0, max_seq 3): a fault (active) lands in the youngest, 3, where the mm
@@ -1221,13 +1267,14 @@ static void policy_names(void **state)
 	assert_ptr_equal(policy_find("mglru+sw-age-pref+sw-no-gentle+sw-boost+sw-exhaustion+"
 				     "sw-retry-race+sw-no-inversion+sw-batched+sw-imbalance"),
 			 policy_find("mglru+swappiness"));
-	/* the kernel readings: k6.12 is its five parts; "as captured" */
-	p = policy_find("mglru+k6.12-loop+k6.12-counters+k6.12-writeback+k6.12-types+k6.12-gens");
+	/* the kernel readings: k6.12 is its six parts; "as captured" */
+	p = policy_find("mglru+k6.12-loop+k6.12-counters+k6.12-writeback+k6.12-types+k6.12-gens+"
+			"k6.12-refs");
 	assert_non_null(p);
 	assert_string_equal(p->name, "mglru+k6.12");
 	assert_ptr_equal(p, policy_find("mglru+k6.12"));
 	assert_int_equal(p->variants, PATCH_K612_COUNTERS | PATCH_K612_WRITEBACK | PATCH_K612_LOOP |
-				      PATCH_K612_TYPES | PATCH_K612_GENS);
+				      PATCH_K612_TYPES | PATCH_K612_GENS | PATCH_K612_REFS);
 	p = policy_find("mglru+no-mm-walk+k6.12");
 	assert_non_null(p);
 	assert_string_equal(p->name, "mglru+k6.12+no-mm-walk");
@@ -1333,6 +1380,7 @@ int main(void)
 		cmocka_unit_test(k612_loop),
 		cmocka_unit_test(k612_types),
 		cmocka_unit_test(k612_gens),
+		cmocka_unit_test(k612_refs),
 		cmocka_unit_test(fallback_priority),
 		cmocka_unit_test(look_around),
 		cmocka_unit_test(iso_throttle),

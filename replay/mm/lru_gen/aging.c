@@ -158,7 +158,7 @@ static inline void walk_pte(struct engine *e, int memcg, struct lru_gen_folio *l
 			    int new_gen)
 {
 	f->flags &= ~PG_young;
-	int old_gen = folio_update_gen(f, new_gen);
+	int old_gen = patch_k612_refs(e) ? folio_update_gen_612(f, new_gen) : folio_update_gen(f, new_gen);
 	if (old_gen >= 0 && old_gen != new_gen)
 		lru_gen_update_size(e, memcg, lrugen, f, old_gen, new_gen);
 }

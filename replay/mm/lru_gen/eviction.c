@@ -78,6 +78,11 @@ static int isolate_folio(struct engine *e, uint32_t pfn, struct scan_control *sc
 	if (!(f->flags & PG_referenced))
 		f->gen_refs &= 0xf0;
 	f->flags &= ~PG_reclaim;
+	/* 6.12 (mglru+k6.12-refs): PG_referenced cleared for
+	 * shrink_folio_list, which keeps a mapped folio that has it again
+	 * (look-around found it young meanwhile) */
+	if (patch_k612_refs(e))
+		f->flags &= ~PG_referenced;
 	lru_gen_del_folio(e, pfn, 1);
 	f->flags |= PG_isolated;
 	return 1;
@@ -349,7 +354,8 @@ retry:;
 		struct folio *f = &e->folio[pfn];
 		/* retry folios that may have missed folio_rotate_reclaimable() */
 		if (!skip_retry && !(f->flags & PG_freed) &&
-		    !(f->flags & (PG_active | PG_mapped | PG_dirty | PG_writeback))) {
+		    !(f->flags & (PG_active | PG_mapped | PG_dirty | PG_writeback)) &&
+		    !(patch_k612_refs(e) && (f->flags & PG_referenced))) {
 			clean[nr_clean++] = pfn;
 			continue;
 		}

@@ -259,6 +259,23 @@ int folio_update_gen(struct folio *f, int gen)
 	return old_gen;
 }
 
+/* folio_update_gen (6.12, mglru+k6.12-refs): promotes to GEN at the first
+ * sighting, refs and PG_referenced/PG_workingset cleared; an isolated
+ * folio gets PG_referenced for shrink_folio_list.  Returns the old gen,
+ * or -1. */
+int folio_update_gen_612(struct folio *f, int gen)
+{
+	int old_gen = folio_lru_gen(f);
+	if (old_gen < 0) {
+		f->flags |= PG_referenced;
+		return -1;
+	}
+	folio_clear_refs_flags(f);
+	f->flags &= ~PG_workingset;
+	folio_set_gen(f, gen);
+	return old_gen;
+}
+
 /* folio_inc_gen: protect a folio of the oldest generation into the next
  * (unless aging already promoted it); clears LRU_REFS_FLAGS. */
 int folio_inc_gen(struct engine *e, int memcg, struct lru_gen_folio *lrugen, uint32_t pfn,

@@ -235,6 +235,7 @@ void gen_list_move(struct engine *e, struct lru_gen_folio *lrugen, uint32_t pfn,
 void lru_gen_update_size(struct engine *e, int memcg, struct lru_gen_folio *lrugen,
 			 const struct folio *f, int old_gen, int new_gen);
 int folio_update_gen(struct folio *f, int gen);
+int folio_update_gen_612(struct folio *f, int gen);
 int folio_inc_gen(struct engine *e, int memcg, struct lru_gen_folio *lrugen, uint32_t pfn,
 		  int reclaiming);
 int try_to_inc_min_seq(const struct engine *e, struct lru_gen_folio *lrugen, int swappiness);
