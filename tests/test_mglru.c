@@ -849,6 +849,174 @@ static void k612_loop(void **state)
 	}
 }
 
+/* mglru+k6.12-refs: Linux 6.12's PG_referenced for shrink_folio_list.
+ * 200 anon folios of one address space in seq 2 (max_seq 4), swappiness
+ * 200; folios 0 and 1 young, 2 with PG_referenced from before, 50 young
+ * and left on the LRU; a batch of three: 0, 1, 2.  isolate_folio clears
+ * PG_referenced (2's too).  Folio 0 is young: look-around over [0, 64)
+ * marks the isolated young 1 referenced (its young bit cleared) and,
+ * without a walk context, activates 50 at once (pgactivate 1, refs
+ * cleared; active, it lands where the mm tree's lru_gen_folio_seq puts an
+ * active folio, max_seq - 1 = 3 — k6.12-gens would make it 4); 0 itself is a first sighting: PG_referenced, KEEP.  Folio
+ * 1, mapped and referenced: kept unexamined ("folio_update_gen() tried to
+ * promote this page?").  Folio 2: not young, no PG_referenced any more:
+ * reclaimed (pgsteal_anon 1).  The mm tree: 50 only marked (first
+ * sighting, pgactivate 0, still seq 2), 1 examined itself; 2 reclaimed. */
+static void k612_refs(void **state)
+{
+	(void)state;
+	const char *pols[2] = { "mglru", "mglru+k6.12-refs" };
+	for (int i = 0; i < 2; i++) {
+		struct box b;
+		box_open(&b, policy_find(pols[i]), 200, 200, 1000, 1000, 200);
+		struct engine *e = &b.e;
+		int memcg = box_memcg(&b);
+		struct scan_control sc = sc_for(11, memcg);
+		for (uint32_t p = 0; p < 200; p++)
+			install(e, p, 0);
+		assert_true(try_to_inc_max_seq(e, memcg, 3, 200, &sc));
+		e->folio[0].flags |= PG_young;
+		e->folio[1].flags |= PG_young;
+		e->folio[2].flags |= PG_referenced;
+		e->folio[50].flags |= PG_young;
+		sc.sim.mm_walk = 0;       /* lru_gen/enabled 0x0001: no walk context */
+		assert_int_equal(evict_folios(e, 3, memcg, &sc, 200), 3);
+		assert_int_equal(e->vm[VM_pgscan_anon], 3);
+		assert_int_equal(e->vm[VM_pgsteal_anon], 1);
+		assert_false(e->folio[2].flags & PG_resident);
+		assert_true(e->folio[0].flags & PG_referenced);
+		assert_true(e->folio[1].flags & PG_referenced);
+		assert_false(e->folio[1].flags & PG_young);
+		assert_false(e->folio[50].flags & PG_young);
+		assert_int_equal(e->vm[VM_pgactivate], i ? 1 : 0);
+		assert_int_equal(folio_seq(e, 50), i ? 3 : 2);
+		assert_int_equal(!!(e->folio[50].flags & PG_referenced), !i);
+		box_close(&b);
+	}
+}
+
+/* mglru+k6.12-gens: Linux 6.12's lru_gen_add_folio ("four common cases",
+ * from mm-mglru-fix-underprotected-page-cache).  Four generations (min_seq
+ * 0, max_seq 3): a fault (active) lands in the youngest, 3, where the mm
+ * tree puts it in max_seq - 1 = 2; a read() in min_seq + 1 = 1 (the mm
+ * tree: the oldest, 0), PG_workingset changing nothing; under reclaim in
+ * the oldest, 0; an anon folio outside the swap cache or a reclaim folio
+ * under writeback in max_seq - 1 = 2; an anon folio in the swap cache is
+ * "everything else": 1.  With three generations (file min_seq 1:
+ * 1 + MIN_NR_GENS >= 3) a read lands in the oldest, 1; with two (2), in 2. */
+static void k612_gens(void **state)
+{
+	(void)state;
+	struct box b;
+	box_open(&b, policy_find("mglru+k6.12-gens"), 16, 8, 0, 0, 60);
+	struct engine *e = &b.e;
+	struct lru_gen_folio *lv = mglru_lruvec(e, box_memcg(&b));
+	install(e, 0, 0);                         /* anon fault */
+	assert_int_equal(folio_seq(e, 0), 3);
+	install(e, 8, 0);                         /* file read */
+	assert_int_equal(folio_seq(e, 8), 1);
+	install(e, 9, PG_mapped);                 /* file fault */
+	assert_int_equal(folio_seq(e, 9), 3);
+	install(e, 10, PG_workingset);            /* file read, workingset restored */
+	assert_int_equal(folio_seq(e, 10), 1);
+
+	struct folio probe = { .flags = 0 };
+	assert_int_equal(lru_gen_folio_seq_612(lv, &probe, 1), 0);
+	probe.flags = PG_reclaim | PG_writeback;
+	assert_int_equal(lru_gen_folio_seq_612(lv, &probe, 0), 2);
+	probe.flags = PG_swapbacked;
+	assert_int_equal(lru_gen_folio_seq_612(lv, &probe, 0), 2);
+	probe.flags = PG_swapbacked | PG_swapcache;
+	assert_int_equal(lru_gen_folio_seq_612(lv, &probe, 0), 1);
+	probe.flags = PG_active | PG_workingset;
+	assert_int_equal(lru_gen_folio_seq_612(lv, &probe, 0), 3);
+	probe.flags = 0;
+	lv->min_seq[1] = 1;
+	assert_int_equal(lru_gen_folio_seq_612(lv, &probe, 0), 1);
+	lv->min_seq[1] = 2;
+	assert_int_equal(lru_gen_folio_seq_612(lv, &probe, 0), 2);
+	lv->min_seq[1] = 0;
+	box_close(&b);
+}
+
+/* mglru+k6.12-types: Linux 6.12's type selection and coupled min_seq.
+ * get_type_to_scan (6.12) compares tier 0 only, anon at gain swappiness
+ * and file at 200 - swappiness; anon refaulting 10% (100 of 1000), file
+ * 30%: 300 * (1000 + 64) * 100 = 31,920,000 > 101 * 1000 * 100 =
+ * 10,100,000 -> anon; then anon's tiers 1-3 against file's tier 0: no
+ * refaults there -> every tier evictable (3).  Anon's tier 1 refaulting
+ * 160 of 1000: 160 * 1064 * 100 = 17,024,000 > 301 * 1000 * 100 =
+ * 30,100,000 is false -> tier 1 still evictable.  get_tier_idx (6.12, 1:2)
+ * against tier 0 (100 of 1000): 160 * 1064 * 1 = 170,240 <= 101 * 1000 * 2
+ * = 202,000 -> tier 1 evictable, tiers 2-3 without refaults too -> 3;
+ * the mm tree's 2:3: 160 * 1064 * 2 = 340,480 > 303,000 -> 0.
+ *
+ * Then four anon folios faulted (max_seq - 1 = 2) and four file folios
+ * read (the oldest, 0), max_seq 3.  try_to_inc_min_seq at 60: anon's 0
+ * and 1 are empty (anon 2), file's 0 is not; 6.12 couples: anon =
+ * min(2, 0) = 0, file = max(0, 0) = 0; the mm tree keeps the two within
+ * one generation of max_seq - MIN_NR_GENS = 1: anon 1, file 0.  A file
+ * eviction at swappiness 0 frees the four and retires file's 0 and 1
+ * (file 2: anon stays, no coupling without swap); 6.12 reports 0 scanned
+ * since file is down to MIN_NR_GENS, the mm tree the 4 it examined.  At
+ * swappiness 1 6.12 takes anon first (its min_seq 0 is older than
+ * file's 2), finds nothing there nor in file (MIN_NR_GENS), and the flush
+ * moves anon to min(2, 2) = 2; the mm tree's flush moves anon from 1 to 2
+ * as well.  After aging (max_seq 4) swappiness 1 scans file's empty
+ * oldest generation first and falls back to anon in both: 4 isolated. */
+static void k612_types(void **state)
+{
+	(void)state;
+	struct box b;
+	box_open(&b, policy_find("mglru+k6.12-types"), 8, 4, 0, 1000, 60);
+	struct lru_gen_folio *lv = mglru_lruvec(&b.e, box_memcg(&b));
+	int tier = -1;
+	set_stats(lv, 0, 100, 1000);
+	set_stats(lv, 1, 300, 1000);
+	assert_int_equal(get_type_to_scan_612(lv, 100, &tier), LRU_GEN_ANON);
+	assert_int_equal(tier, 3);
+	lv->refaulted[0][0][1] = 160;
+	lv->evicted[0][0][1] = 1000;
+	assert_int_equal(get_type_to_scan_612(lv, 100, &tier), LRU_GEN_ANON);
+	assert_int_equal(tier, 3);
+	assert_int_equal(get_tier_idx_612(lv, LRU_GEN_ANON), 3);
+	assert_int_equal(get_tier_idx(lv, LRU_GEN_ANON), 0);
+	set_stats(lv, 0, 0, 0);
+	set_stats(lv, 1, 0, 0);
+	box_close(&b);
+
+	const char *pols[2] = { "mglru", "mglru+k6.12-types" };
+	for (int i = 0; i < 2; i++) {
+		box_open(&b, policy_find(pols[i]), 8, 4, 100, 1000, 60);
+		struct engine *e = &b.e;
+		int memcg = box_memcg(&b);
+		lv = mglru_lruvec(e, memcg);
+		struct scan_control sc = sc_for(5, memcg);
+		for (uint32_t p = 0; p < 8; p++)
+			install(e, p, 0);
+		assert_int_equal(folio_seq(e, 0), 2);
+		assert_int_equal(folio_seq(e, 4), 0);
+		assert_int_equal(try_to_inc_min_seq(e, lv, 60), !i);
+		assert_int_equal(lv->min_seq[LRU_GEN_ANON], i ? 0 : 1);
+		assert_int_equal(lv->min_seq[LRU_GEN_FILE], 0);
+
+		assert_int_equal(evict_folios(e, 64, memcg, &sc, 0), i ? 0 : 4);
+		assert_int_equal(e->vm[VM_pgsteal_file], 4);
+		assert_int_equal(lv->min_seq[LRU_GEN_ANON], i ? 0 : 1);
+		assert_int_equal(lv->min_seq[LRU_GEN_FILE], 2);
+
+		assert_int_equal(evict_folios(e, 64, memcg, &sc, 1), 0);
+		assert_int_equal(e->vm[VM_pgscan_anon], 0);
+		assert_int_equal(lv->min_seq[LRU_GEN_ANON], 2);
+		assert_int_equal(lv->min_seq[LRU_GEN_FILE], 2);
+
+		assert_true(try_to_inc_max_seq(e, memcg, 3, 1, &sc));
+		evict_folios(e, 64, memcg, &sc, 1);
+		assert_int_equal(e->vm[VM_pgscan_anon], 4);
+		box_close(&b);
+	}
+}
+
 /* isolate_folios: swappiness 60 with no refaults picks file; a memcg
  * with no file folios scans nothing there and falls back to anon at once
  * (priority 5) in the baseline and in mglru+swappiness (which falls back
@@ -1099,12 +1267,14 @@ static void policy_names(void **state)
 	assert_ptr_equal(policy_find("mglru+sw-age-pref+sw-no-gentle+sw-boost+sw-exhaustion+"
 				     "sw-retry-race+sw-no-inversion+sw-batched+sw-imbalance"),
 			 policy_find("mglru+swappiness"));
-	/* the kernel readings: k6.12 is its three parts; "as captured" */
-	p = policy_find("mglru+k6.12-loop+k6.12-counters+k6.12-writeback");
+	/* the kernel readings: k6.12 is its six parts; "as captured" */
+	p = policy_find("mglru+k6.12-loop+k6.12-counters+k6.12-writeback+k6.12-types+k6.12-gens+"
+			"k6.12-refs");
 	assert_non_null(p);
 	assert_string_equal(p->name, "mglru+k6.12");
 	assert_ptr_equal(p, policy_find("mglru+k6.12"));
-	assert_int_equal(p->variants, PATCH_K612_COUNTERS | PATCH_K612_WRITEBACK | PATCH_K612_LOOP);
+	assert_int_equal(p->variants, PATCH_K612_COUNTERS | PATCH_K612_WRITEBACK | PATCH_K612_LOOP |
+				      PATCH_K612_TYPES | PATCH_K612_GENS | PATCH_K612_REFS);
 	p = policy_find("mglru+no-mm-walk+k6.12");
 	assert_non_null(p);
 	assert_string_equal(p->name, "mglru+k6.12+no-mm-walk");
@@ -1208,6 +1378,9 @@ int main(void)
 		cmocka_unit_test(evict_outcomes),
 		cmocka_unit_test(writeback_sort),
 		cmocka_unit_test(k612_loop),
+		cmocka_unit_test(k612_types),
+		cmocka_unit_test(k612_gens),
+		cmocka_unit_test(k612_refs),
 		cmocka_unit_test(fallback_priority),
 		cmocka_unit_test(look_around),
 		cmocka_unit_test(iso_throttle),

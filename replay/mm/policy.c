@@ -92,6 +92,9 @@ static const struct {
 	{ "k6.12-counters", PATCH_K612_COUNTERS },
 	{ "k6.12-writeback", PATCH_K612_WRITEBACK },
 	{ "k6.12-loop", PATCH_K612_LOOP },
+	{ "k6.12-types", PATCH_K612_TYPES },
+	{ "k6.12-gens", PATCH_K612_GENS },
+	{ "k6.12-refs", PATCH_K612_REFS },
 	{ "no-mm-walk", PATCH_NO_MM_WALK },
 };
 #define NR_MGLRU_SWITCHES (sizeof(mglru_switches) / sizeof(mglru_switches[0]))
@@ -103,9 +106,9 @@ const char mglru_switches_help[] =
 	"                             sw-no-inversion, sw-batched, sw-imbalance,\n"
 	"                             sw-boost-gain, sw-imbalance-prev, iso-throttle,\n"
 	"                             scan-balance,\n"
-	"                             high-prio-fallback, k6.12 (= the three next),\n"
+	"                             high-prio-fallback, k6.12 (= the six next),\n"
 	"                             k6.12-counters, k6.12-writeback, k6.12-loop,\n"
-	"                             no-mm-walk\n";
+	"                             k6.12-types, k6.12-gens, k6.12-refs, no-mm-walk\n";
 
 /* The canonical name of FLAGS: "mglru", then the switches in table order,
  * "swappiness" standing for the full set of its rules. */

@@ -100,7 +100,7 @@ static enum folio_references folio_check_references(struct engine *e, uint32_t p
 	 * accesses (the tiers handle those); a referenced one is kept, or
 	 * activated on its second sighting.  PG_referenced is not cleared:
 	 * with MGLRU it counts the fd accesses of the folio's tier. */
-	if (lru_gen_enabled(e)) {
+	if (lru_gen_enabled(e) && !patch_k612_refs(e)) {
 		if (!referenced_ptes)
 			return FOLIOREF_RECLAIM;
 		return lru_gen_set_refs(f) ? FOLIOREF_ACTIVATE : FOLIOREF_KEEP;
@@ -175,6 +175,12 @@ uint64_t shrink_folio_list(struct engine *e, uint32_t *list, uint32_t *nr, struc
 		sc->nr_scanned++;
 
 		if (!sc->may_unmap && (f->flags & PG_mapped))
+			goto keep_locked;
+
+		/* folio_update_gen() tried to promote this page? (Linux 6.12,
+		 * mglru+k6.12-refs: look-around marked it while isolated) */
+		if (lru_gen_enabled(e) && patch_k612_refs(e) && (f->flags & PG_mapped) &&
+		    (f->flags & PG_referenced))
 			goto keep_locked;
 
 		/* folio_check_dirty_writeback: file folios only. */

@@ -63,8 +63,11 @@ done:
 }
 
 /* try_to_inc_min_seq: skip empty oldest generations; keep the two types
- * within one generation of each other when both are evictable. */
-int try_to_inc_min_seq(struct lru_gen_folio *lrugen, int swappiness)
+ * within one generation of each other when both are evictable.
+ * mglru+k6.12-types: 6.12's coupling instead ("see the comment on
+ * lru_gen_folio", removed by the Dec 2024 type-selection rework): anon's
+ * min_seq never passes file's, and file's never falls behind anon's. */
+int try_to_inc_min_seq(const struct engine *e, struct lru_gen_folio *lrugen, int swappiness)
 {
 	int type, success = 0, seq_inc = 0;
 	uint64_t min_seq[ANON_AND_FILE] = { lrugen->min_seq[0], lrugen->min_seq[1] };
@@ -78,9 +81,16 @@ int try_to_inc_min_seq(struct lru_gen_folio *lrugen, int swappiness)
 			seq_inc = 1;
 		}
 	}
-	if (!seq_inc)
+	if (patch_k612_types(e)) {
+		if (swappiness) {
+			if (min_seq[LRU_GEN_FILE] < min_seq[LRU_GEN_ANON])
+				min_seq[LRU_GEN_ANON] = min_seq[LRU_GEN_FILE];
+			min_seq[LRU_GEN_FILE] = min_seq[LRU_GEN_ANON] > lrugen->min_seq[LRU_GEN_FILE] ?
+						min_seq[LRU_GEN_ANON] : lrugen->min_seq[LRU_GEN_FILE];
+		}
+	} else if (!seq_inc)
 		return 0;
-	if (swappiness && swappiness <= MAX_SWAPPINESS) {
+	else if (swappiness && swappiness <= MAX_SWAPPINESS) {
 		uint64_t seq = lrugen->max_seq - MIN_NR_GENS;
 		if (min_seq[LRU_GEN_ANON] > seq && min_seq[LRU_GEN_FILE] < seq)
 			min_seq[LRU_GEN_ANON] = seq;
@@ -148,7 +158,7 @@ static inline void walk_pte(struct engine *e, int memcg, struct lru_gen_folio *l
 			    int new_gen)
 {
 	f->flags &= ~PG_young;
-	int old_gen = folio_update_gen(f, new_gen);
+	int old_gen = patch_k612_refs(e) ? folio_update_gen_612(f, new_gen) : folio_update_gen(f, new_gen);
 	if (old_gen >= 0 && old_gen != new_gen)
 		lru_gen_update_size(e, memcg, lrugen, f, old_gen, new_gen);
 }

@@ -78,6 +78,11 @@ static int isolate_folio(struct engine *e, uint32_t pfn, struct scan_control *sc
 	if (!(f->flags & PG_referenced))
 		f->gen_refs &= 0xf0;
 	f->flags &= ~PG_reclaim;
+	/* 6.12 (mglru+k6.12-refs): PG_referenced cleared for
+	 * shrink_folio_list, which keeps a mapped folio that has it again
+	 * (look-around found it young meanwhile) */
+	if (patch_k612_refs(e))
+		f->flags &= ~PG_referenced;
 	lru_gen_del_folio(e, pfn, 1);
 	f->flags |= PG_isolated;
 	return 1;
@@ -140,6 +145,58 @@ static int scan_folios(struct engine *e, uint64_t nr_to_scan, int memcg, struct 
 	return scanned;
 }
 
+/* isolate_folios (6.12, mglru+k6.12-types): the obvious choice first —
+ * file at swappiness 0, anon when its oldest generation is older than
+ * file's, file at 1, anon at MAX_SWAPPINESS, file without __GFP_IO — else
+ * get_type_to_scan's tier-0 comparison, which also names the tier; a type
+ * that isolated nothing before its MAX_LRU_BATCH ran out (6.12's
+ * scan_folios returns 0 then) gives way to the other, at any priority
+ * (with the isolation throttle, only to an allowed type).  Returns the
+ * folios the last type scanned, as 6.12 does. */
+static int isolate_folios_612(struct engine *e, uint64_t nr_to_scan, int memcg, struct scan_control *sc,
+			      int swappiness, unsigned allowed, uint32_t *list, int *isolated,
+			      int *type_scanned)
+{
+	struct lru_gen_folio *lrugen = mglru_lruvec(e, memcg);
+	int i, type, scanned = 0, tier = -1;
+
+	if (!swappiness)
+		type = LRU_GEN_FILE;
+	else if (lrugen->min_seq[LRU_GEN_ANON] < lrugen->min_seq[LRU_GEN_FILE])
+		type = LRU_GEN_ANON;
+	else if (swappiness == 1)
+		type = LRU_GEN_FILE;
+	else if (swappiness == MAX_SWAPPINESS)
+		type = LRU_GEN_ANON;
+	else if (!sc->gfp_io_fs)
+		type = LRU_GEN_FILE;
+	else
+		type = get_type_to_scan_612(lrugen, swappiness, &tier);
+	if (!(allowed & (1u << type))) {
+		type = !type;
+		tier = -1;
+	}
+	*isolated = 0;
+	*type_scanned = type;
+	for (i = !swappiness; i < ANON_AND_FILE; i++) {
+		struct scan_result res;
+		if (tier < 0)
+			tier = get_tier_idx_612(lrugen, type);
+		scanned = scan_folios(e, nr_to_scan, memcg, sc, type, tier, list, &res);
+		*type_scanned = type;
+		if (res.isolated || (uint64_t)scanned >= nr_to_scan) {
+			*isolated = res.isolated;
+			break;
+		}
+		scanned = 0;
+		if (!(allowed & (1u << !type)))
+			break;
+		type = !type;
+		tier = -1;
+	}
+	return scanned;
+}
+
 /* isolate_folios: the type get_type_to_scan picks (the other when the
  * isolation throttle does not allow it); a pass that scanned nothing
  * retires empty generations and falls back to the other type, at any
@@ -161,7 +218,12 @@ static int isolate_folios(struct engine *e, uint64_t nr_to_scan, int memcg, stru
 {
 	struct lru_gen_folio *lrugen = mglru_lruvec(e, memcg);
 	int total_scanned = 0, i, retried = 0;
-	int type = force_type >= 0 ? force_type : get_type_to_scan(e, lrugen, swappiness, 1);
+	int type;
+
+	if (patch_k612_types(e) && force_type < 0)
+		return isolate_folios_612(e, nr_to_scan, memcg, sc, swappiness, allowed, list,
+					  isolated, type_scanned);
+	type = force_type >= 0 ? force_type : get_type_to_scan(e, lrugen, swappiness, 1);
 
 	if (force_type < 0 && !(allowed & (1u << type)))
 		type = !type;
@@ -185,11 +247,11 @@ static int isolate_folios(struct engine *e, uint64_t nr_to_scan, int memcg, stru
 		}
 		if (force_type >= 0) {
 			if (!scanned)
-				try_to_inc_min_seq(lrugen, swappiness);
+				try_to_inc_min_seq(e, lrugen, swappiness);
 			break;
 		}
 		if (!scanned) {
-			try_to_inc_min_seq(lrugen, swappiness);
+			try_to_inc_min_seq(e, lrugen, swappiness);
 			if (patch_sw_exhaustion(e)) {
 				if (res.exhausted && lruvec_type_evictable_size(lrugen, type)) {
 					*exhausted = 1;
@@ -241,13 +303,25 @@ int __evict_folios(struct engine *e, uint64_t nr_to_scan, int memcg, struct scan
 		}
 	}
 
-	/* In case folio deletion left empty old gens, flush them */
-	try_to_inc_min_seq(lrugen, swappiness);
-	int scanned = isolate_folios(e, nr_to_scan, memcg, sc, swappiness, allowed, force_type, list,
-				     &isolated, &type, &exh);
-	/* Scanning may have emptied the oldest gen, flush it */
-	if (scanned)
-		try_to_inc_min_seq(lrugen, swappiness);
+	int scanned;
+	if (patch_k612_types(e)) {
+		/* 6.12: no flush before; after, a successful flush counts as
+		 * progress, and a lruvec left with MIN_NR_GENS of the first
+		 * evictable type reports none (its caller ages next). */
+		scanned = isolate_folios(e, nr_to_scan, memcg, sc, swappiness, allowed, force_type,
+					 list, &isolated, &type, &exh);
+		scanned += try_to_inc_min_seq(e, lrugen, swappiness);
+		if (get_nr_gens(lrugen, !swappiness) == (int)MIN_NR_GENS)
+			scanned = 0;
+	} else {
+		/* In case folio deletion left empty old gens, flush them */
+		try_to_inc_min_seq(e, lrugen, swappiness);
+		scanned = isolate_folios(e, nr_to_scan, memcg, sc, swappiness, allowed, force_type,
+					 list, &isolated, &type, &exh);
+		/* Scanning may have emptied the oldest gen, flush it */
+		if (scanned)
+			try_to_inc_min_seq(e, lrugen, swappiness);
+	}
 	if (exhausted)
 		*exhausted = exh;
 	if (!isolated) {
@@ -280,12 +354,16 @@ retry:;
 		struct folio *f = &e->folio[pfn];
 		/* retry folios that may have missed folio_rotate_reclaimable() */
 		if (!skip_retry && !(f->flags & PG_freed) &&
-		    !(f->flags & (PG_active | PG_mapped | PG_dirty | PG_writeback))) {
+		    !(f->flags & (PG_active | PG_mapped | PG_dirty | PG_writeback)) &&
+		    !(patch_k612_refs(e) && (f->flags & PG_referenced))) {
 			clean[nr_clean++] = pfn;
 			continue;
 		}
-		/* don't add rejected folios to the oldest generation */
-		if (!(f->flags & PG_freed) && lru_gen_folio_seq(lrugen, f, 0) == min_seq) {
+		/* don't add rejected folios to the oldest generation (6.12,
+		 * mglru+k6.12-gens: every rejected one goes back active, to
+		 * the youngest) */
+		if (!(f->flags & PG_freed) &&
+		    (patch_k612_gens(e) || lru_gen_folio_seq(lrugen, f, 0) == min_seq)) {
 			folio_clear_refs_flags(f);
 			f->flags |= PG_active;
 		}

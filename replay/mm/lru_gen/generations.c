@@ -159,6 +159,29 @@ uint64_t lru_gen_folio_seq(const struct lru_gen_folio *lrugen, const struct foli
 	return seq > lrugen->min_seq[type] ? seq : lrugen->min_seq[type];
 }
 
+/* lru_gen_add_folio's placement in Linux 6.12 (mglru+k6.12-gens; the
+ * Dec 2024 rework replaced it with lru_gen_folio_seq): "four common
+ * cases" — hot (active: freshly faulted in) in the youngest generation;
+ * anon outside the swap cache, or dirty/writeback under reclaim, in the
+ * second youngest; under reclaim, or with only MIN_NR_GENS + 1
+ * generations, in the oldest; everything else, e.g. new page cache, in
+ * the second oldest. */
+uint64_t lru_gen_folio_seq_612(const struct lru_gen_folio *lrugen, const struct folio *f,
+			       int reclaiming)
+{
+	int type = folio_is_file_lru(f);
+	uint64_t min_seq = lrugen->min_seq[type];
+
+	if (f->flags & PG_active)
+		return lrugen->max_seq;
+	if ((!type && !(f->flags & PG_swapcache)) ||
+	    ((f->flags & PG_reclaim) && (f->flags & (PG_dirty | PG_writeback))))
+		return lrugen->max_seq - 1;
+	if (reclaiming || min_seq + MIN_NR_GENS >= lrugen->max_seq)
+		return min_seq;
+	return min_seq + 1;
+}
+
 /* lru_gen_add_folio: at the head of its generation (at the tail when
  * reclaiming: next in line); PG_active is consumed. */
 void __lru_gen_add_folio(struct engine *e, uint32_t pfn, int reclaiming)
@@ -167,7 +190,9 @@ void __lru_gen_add_folio(struct engine *e, uint32_t pfn, int reclaiming)
 	int memcg = f->memcg;
 	struct lru_gen_folio *lrugen = mglru_lruvec(e, memcg);
 	int type = folio_is_file_lru(f);
-	int gen = lru_gen_from_seq(lru_gen_folio_seq(lrugen, f, reclaiming));
+	uint64_t seq = patch_k612_gens(e) ? lru_gen_folio_seq_612(lrugen, f, reclaiming) :
+					    lru_gen_folio_seq(lrugen, f, reclaiming);
+	int gen = lru_gen_from_seq(seq);
 
 	folio_set_gen(f, gen);
 	f->flags &= ~PG_active;
@@ -231,6 +256,23 @@ int folio_update_gen(struct folio *f, int gen)
 	folio_clear_refs_flags(f);
 	folio_set_gen(f, gen);
 	f->flags |= PG_workingset;
+	return old_gen;
+}
+
+/* folio_update_gen (6.12, mglru+k6.12-refs): promotes to GEN at the first
+ * sighting, refs and PG_referenced/PG_workingset cleared; an isolated
+ * folio gets PG_referenced for shrink_folio_list.  Returns the old gen,
+ * or -1. */
+int folio_update_gen_612(struct folio *f, int gen)
+{
+	int old_gen = folio_lru_gen(f);
+	if (old_gen < 0) {
+		f->flags |= PG_referenced;
+		return -1;
+	}
+	folio_clear_refs_flags(f);
+	f->flags &= ~PG_workingset;
+	folio_set_gen(f, gen);
 	return old_gen;
 }
 

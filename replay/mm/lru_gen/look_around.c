@@ -40,7 +40,8 @@ static void walk_update_folio(struct engine *e, uint32_t pfn, int walk, int new_
 {
 	struct folio *f = &e->folio[pfn];
 	if (walk) {
-		int old_gen = folio_update_gen(f, new_gen);
+		int old_gen = patch_k612_refs(e) ? folio_update_gen_612(f, new_gen) :
+						   folio_update_gen(f, new_gen);
 		if (old_gen >= 0 && old_gen != new_gen)
 			lru_gen_update_size(e, f->memcg, mglru_lruvec(e, f->memcg), f, old_gen, new_gen);
 	} else if (lru_gen_set_refs(f)) {
@@ -93,9 +94,27 @@ void lru_gen_look_around(struct engine *e, uint32_t pfn, struct scan_control *sc
 			if ((nf->flags & (PG_resident | PG_mapped | PG_young)) !=
 			    (PG_resident | PG_mapped | PG_young))
 				continue;
-			if (folio_lru_gen(nf) < 0 || nf->memcg != f->memcg || nf->owner != f->owner)
+			if (nf->memcg != f->memcg || nf->owner != f->owner)
 				continue;
+			if (folio_lru_gen(nf) < 0) {
+				/* 6.12 (mglru+k6.12-refs): an isolated neighbour
+				 * is marked for shrink_folio_list, which keeps it;
+				 * the mm tree's get_pfn_folio skips it */
+				if (!patch_k612_refs(e) || !(nf->flags & PG_isolated))
+					continue;
+				nf->flags &= ~PG_young;
+				nf->flags |= PG_referenced;
+				continue;
+			}
 			nf->flags &= ~PG_young;
+			if (patch_k612_refs(e) && !walk) {
+				/* 6.12 without a walk context: activated at once */
+				if (folio_lru_gen(nf) != gen) {
+					folio_clear_refs_flags(nf);
+					folio_activate(e, n);
+				}
+				continue;
+			}
 			walk_update_folio(e, n, walk, gen);
 		}
 	}

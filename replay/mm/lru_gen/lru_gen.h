@@ -190,12 +190,18 @@ static inline int lru_gen_is_active(const struct lru_gen_folio *lrugen, int gen)
 /* ---- decisions the tests check ------------------------------------------ */
 /* The sequence number a folio joins (lru_gen_folio_seq, mm_inline.h). */
 uint64_t lru_gen_folio_seq(const struct lru_gen_folio *lrugen, const struct folio *f, int reclaiming);
+/* The same as Linux 6.12's lru_gen_add_folio places it (mglru+k6.12-gens). */
+uint64_t lru_gen_folio_seq_612(const struct lru_gen_folio *lrugen, const struct folio *f,
+			       int reclaiming);
 /* The folio's access count changes as through folio_mark_accessed. */
 void lru_gen_inc_refs(struct engine *e, uint32_t pfn);
 /* swappiness as reclaim sees it: 0 without swap or may_swap. */
 int get_swappiness(struct engine *e, int memcg, const struct scan_control *sc);
 int get_type_to_scan(struct engine *e, struct lru_gen_folio *lrugen, int swappiness, int consume);
 int get_tier_idx(const struct lru_gen_folio *lrugen, int type);
+/* Linux 6.12's readings of the two (mglru+k6.12-types, pid.c). */
+int get_tier_idx_612(const struct lru_gen_folio *lrugen, int type);
+int get_type_to_scan_612(const struct lru_gen_folio *lrugen, int swappiness, int *tier_idx);
 int should_run_aging(struct engine *e, struct lru_gen_folio *lrugen, uint64_t max_seq,
 		     const struct scan_control *sc, int swappiness);
 uint64_t lruvec_type_evictable_size(const struct lru_gen_folio *lrugen, int type);
@@ -230,9 +236,10 @@ void gen_list_move(struct engine *e, struct lru_gen_folio *lrugen, uint32_t pfn,
 void lru_gen_update_size(struct engine *e, int memcg, struct lru_gen_folio *lrugen,
 			 const struct folio *f, int old_gen, int new_gen);
 int folio_update_gen(struct folio *f, int gen);
+int folio_update_gen_612(struct folio *f, int gen);
 int folio_inc_gen(struct engine *e, int memcg, struct lru_gen_folio *lrugen, uint32_t pfn,
 		  int reclaiming);
-int try_to_inc_min_seq(struct lru_gen_folio *lrugen, int swappiness);
+int try_to_inc_min_seq(const struct engine *e, struct lru_gen_folio *lrugen, int swappiness);
 void reset_ctrl_pos(struct lru_gen_folio *lrugen, int type, int carryover);
 void lru_gen_rotate_memcg(struct engine *e, int memcg, int op);
 void lru_gen_online_memcg(struct engine *e, struct lru_gen_folio *lrugen);

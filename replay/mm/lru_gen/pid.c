@@ -62,19 +62,28 @@ static int positive_ctrl_err(const struct ctrl_pos *sp, const struct ctrl_pos *p
 	       (sp->refaulted + 1) * pv->total * pv->gain;
 }
 
-/* get_tier_idx: tiers are evicted like tier 0 until one refaults more than
- * 3:2 of tier 0; that tier and the ones above are protected. */
-int get_tier_idx(const struct lru_gen_folio *lrugen, int type)
+/* The last tier evicted like tier 0 (at gain SP_GAIN) against the
+ * others (at PV_GAIN): the first that refaults more is protected, with
+ * the ones above it. */
+static int __get_tier_idx(const struct lru_gen_folio *lrugen, int type, uint64_t sp_gain,
+			  uint64_t pv_gain)
 {
 	struct ctrl_pos sp, pv;
 	unsigned tier;
-	read_ctrl_pos(lrugen, type, 0, 2, &sp);
+	read_ctrl_pos(lrugen, type, 0, sp_gain, &sp);
 	for (tier = 1; tier < MAX_NR_TIERS; tier++) {
-		read_ctrl_pos(lrugen, type, (int)tier, 3, &pv);
+		read_ctrl_pos(lrugen, type, (int)tier, pv_gain, &pv);
 		if (!positive_ctrl_err(&sp, &pv))
 			break;
 	}
 	return (int)tier - 1;
+}
+
+/* get_tier_idx: tiers are evicted like tier 0 until one refaults more than
+ * 3:2 of tier 0; that tier and the ones above are protected. */
+int get_tier_idx(const struct lru_gen_folio *lrugen, int type)
+{
+	return __get_tier_idx(lrugen, type, 2, 3);
 }
 
 /* get_type_to_scan: file at swappiness 0-1, anon at 200; otherwise compare
@@ -110,4 +119,35 @@ int get_type_to_scan(struct engine *e, struct lru_gen_folio *lrugen, int swappin
 		return anon ? LRU_GEN_ANON : LRU_GEN_FILE;
 	}
 	return positive_ctrl_err(&sp, &pv);
+}
+
+/* get_tier_idx (6.12): the same search with a 1:2 margin (tier 0 at gain
+ * 1, the others at 2) instead of the mm tree's 2:3. */
+int get_tier_idx_612(const struct lru_gen_folio *lrugen, int type)
+{
+	return __get_tier_idx(lrugen, type, 1, 2);
+}
+
+/* get_type_to_scan (6.12): compare the first tier of anon (gain
+ * swappiness) with that of file (200 - swappiness); then the selected
+ * type's other tiers with the other type's first tier, for the last tier
+ * to evict (*TIER_IDX). */
+int get_type_to_scan_612(const struct lru_gen_folio *lrugen, int swappiness, int *tier_idx)
+{
+	struct ctrl_pos sp, pv;
+	uint64_t gain[ANON_AND_FILE] = { (uint64_t)swappiness, (uint64_t)(MAX_SWAPPINESS - swappiness) };
+	unsigned tier;
+
+	read_ctrl_pos(lrugen, LRU_GEN_ANON, 0, gain[LRU_GEN_ANON], &sp);
+	read_ctrl_pos(lrugen, LRU_GEN_FILE, 0, gain[LRU_GEN_FILE], &pv);
+	int type = positive_ctrl_err(&sp, &pv);
+
+	read_ctrl_pos(lrugen, !type, 0, gain[!type], &sp);
+	for (tier = 1; tier < MAX_NR_TIERS; tier++) {
+		read_ctrl_pos(lrugen, type, (int)tier, gain[type], &pv);
+		if (!positive_ctrl_err(&sp, &pv))
+			break;
+	}
+	*tier_idx = (int)tier - 1;
+	return type;
 }
