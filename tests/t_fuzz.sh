@@ -35,6 +35,9 @@ printf 'trace-set toy %s %s\npolicy classic mglru+swappiness\nmemory-limit captu
     "$PWD/traces/anon-mt-sw1" "$PWD/traces/anon-mt-sw100" >"$tmp/seed/sweep/2"
 printf '\0\1\2\3\4\5\6\7' >"$tmp/seed/vmr/1"
 printf '\6\1\2\3\4\5\6\7\10\11\12\13\14\15\16\17' >"$tmp/seed/kevents/1"
+# fuzz_kevents' first finding (an empty maps snapshot, then a fault: NULL
+# + 0 in kev_region_at), kept as a seed: clang's UBSan flags it, gcc's not
+printf '\274\1\0\0\0\0\0\0\6\n' >"$tmp/seed/kevents/2"
 
 for t in $targets; do
     opts=(-rss_limit_mb=2048 -timeout=20 -max_len=65536 -print_final_stats=1 -artifact_prefix="$tmp/crash-$t-")

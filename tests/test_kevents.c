@@ -738,6 +738,33 @@ static void hostile_ranges(void **state)
 	}
 }
 
+/* Found by fuzz_kevents: a maps snapshot with no regions, then a fault of
+ * its process (k->reg NULL + 0: undefined behaviour under UBSan).  The
+ * fault is outside any known mapping: one anonymous access. */
+static void empty_maps(void **state)
+{
+	(void)state;
+	struct ctf c;
+	ctf_begin(&c, "emptymaps", "ust", "lttng-ust", "");
+	ctf_event_class(&c, 0, "vmreplay_capture:proc_maps", "uint64_t _kts; int32_t _pid; string _maps;");
+	ctf_event_class(&c, 1, "vmreplay_kernel:x86_exceptions_page_fault_user",
+			KCOMMON "xint64_t _address; xint64_t _ip; uint8_t _error_code;");
+	ev(&c, 0, 1000);
+	u64(&c.ev, 1000); i32(&c.ev, 7); str(&c.ev, "");
+	ev(&c, 1, 2000);
+	kcommon(&c, 2000, 7);
+	u64(&c.ev, 0x10000); u64(&c.ev, 0x400000); u8(&c.ev, 0x6);
+	ctf_end(&c);
+	char out[600];
+	snprintf(out, sizeof(out), "%s.vmr", c.dir);
+	struct vmr v;
+	ingest_to(&c, out, &v);
+	assert_int_equal(v.hdr->nr_accesses, 1);
+	assert_non_null(strstr(meta(&v, "demand_faults"), "1 outside any known mapping"));
+	vmr_close(&v);
+	unlink(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -751,6 +778,7 @@ int main(void)
 		cmocka_unit_test(many_forks),
 		cmocka_unit_test(decoder_abort),
 		cmocka_unit_test(hostile_ranges),
+		cmocka_unit_test(empty_maps),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
