@@ -736,6 +736,16 @@ static void hostile_ranges(void **state)
 		refused(&c, which == 0 ? "field last_index: 1048576 is not a page range from index 0"
 				       : "field end: 0x1000000000000000 is beyond any user address space");
 	}
+	/* found by fuzz_kevents: folios of order 20 (a million pages noted each) */
+	struct ctf c;
+	ctf_begin(&c, "order", "ust", "lttng-ust", "");
+	ctf_event_class(&c, 0, "vmreplay_kernel:mm_filemap_add_to_page_cache",
+			KCOMMON "xint64_t _pfn; uint64_t _i_ino; uint64_t _index; uint32_t _s_dev; uint8_t _order;");
+	ev(&c, 0, 1000);
+	kcommon(&c, 1000, 7);
+	u64(&c.ev, 0x1234); u64(&c.ev, 12); u64(&c.ev, 0); u32(&c.ev, 0x800001); u8(&c.ev, 20);
+	ctf_end(&c);
+	refused(&c, "field order: 20 is larger than a page-cache folio can be");
 }
 
 /* Found by fuzz_kevents: a maps snapshot with no regions, then a fault of
