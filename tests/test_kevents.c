@@ -760,6 +760,43 @@ static void hostile_ranges(void **state)
 		refused(&c, which == 0 ? "field last_index: 1048576 is not a page range from index 0"
 				       : "field end: 0x1000000000000000 is beyond any user address space");
 	}
+	/* found by fuzz_kevents: folios of order 20 (a million pages noted each) */
+	struct ctf c;
+	ctf_begin(&c, "order", "ust", "lttng-ust", "");
+	ctf_event_class(&c, 0, "vmreplay_kernel:mm_filemap_add_to_page_cache",
+			KCOMMON "xint64_t _pfn; uint64_t _i_ino; uint64_t _index; uint32_t _s_dev; uint8_t _order;");
+	ev(&c, 0, 1000);
+	kcommon(&c, 1000, 7);
+	u64(&c.ev, 0x1234); u64(&c.ev, 12); u64(&c.ev, 0); u32(&c.ev, 0x800001); u8(&c.ev, 20);
+	ctf_end(&c);
+	refused(&c, "field order: 20 is larger than a page-cache folio can be");
+}
+
+/* Found by fuzz_kevents: a maps snapshot with no regions, then a fault of
+ * its process (k->reg NULL + 0: undefined behaviour under UBSan).  The
+ * fault is outside any known mapping: one anonymous access. */
+static void empty_maps(void **state)
+{
+	(void)state;
+	struct ctf c;
+	ctf_begin(&c, "emptymaps", "ust", "lttng-ust", "");
+	ctf_event_class(&c, 0, "vmreplay_capture:proc_maps", "uint64_t _kts; int32_t _pid; string _maps;");
+	ctf_event_class(&c, 1, "vmreplay_kernel:x86_exceptions_page_fault_user",
+			KCOMMON "xint64_t _address; xint64_t _ip; uint8_t _error_code;");
+	ev(&c, 0, 1000);
+	u64(&c.ev, 1000); i32(&c.ev, 7); str(&c.ev, "");
+	ev(&c, 1, 2000);
+	kcommon(&c, 2000, 7);
+	u64(&c.ev, 0x10000); u64(&c.ev, 0x400000); u8(&c.ev, 0x6);
+	ctf_end(&c);
+	char out[600];
+	snprintf(out, sizeof(out), "%s.vmr", c.dir);
+	struct vmr v;
+	ingest_to(&c, out, &v);
+	assert_int_equal(v.hdr->nr_accesses, 1);
+	assert_non_null(strstr(meta(&v, "demand_faults"), "1 outside any known mapping"));
+	vmr_close(&v);
+	unlink(out);
 }
 
 int main(void)
@@ -775,6 +812,7 @@ int main(void)
 		cmocka_unit_test(many_forks),
 		cmocka_unit_test(decoder_abort),
 		cmocka_unit_test(hostile_ranges),
+		cmocka_unit_test(empty_maps),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -271,7 +271,8 @@ static int on_damon_pass(struct walk *w, const struct kdem *d)
 		n = ingest_sink_known(w->s, pid, tid, d->ts, VMR_PAGE_ANON, pid, 0, start >> w->shift,
 				      (end - 1) >> w->shift);
 	} else {
-		const struct mreg *r = k->reg + sn->first;
+		/* an empty snapshot has no regions (and k->reg may be NULL) */
+		const struct mreg *r = sn->nr ? k->reg + sn->first : NULL;
 		for (size_t i = 0; i < sn->nr && n >= 0; i++) {
 			if (r[i].end <= start || r[i].start >= end)
 				continue;

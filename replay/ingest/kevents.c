@@ -93,6 +93,12 @@ static const struct kspec capture_specs[] = {
  * it is damage. */
 #define USER_VA_END    (1ull << 57)
 
+/* The largest page-cache folio: MAX_PAGECACHE_ORDER is at most
+ * HPAGE_PMD_ORDER (include/linux/pagemap.h), 9 with 4 KiB pages and 13,
+ * the largest, with arm64's 64 KiB pages.  Each of its pages is noted
+ * (note_insertion), so a damaged order of 20 made a million per event. */
+#define MAX_PAGECACHE_ORDER 13
+
 #define BRIDGE_PREFIX  "vmreplay_kernel:"
 #define CAPTURE_PREFIX "vmreplay_capture:"
 
@@ -650,7 +656,11 @@ int kevents_event(struct kevents *k, int kidx, const bt_message *msg, const char
 		d->b = v[2];
 		d->dev = kernel_dev(v[3]);
 		d->c = v[0];
-		d->order = v[4] == VMR_ABSENT ? 0 : (uint8_t)(v[4] > 20 ? 20 : v[4]);
+		if (v[4] != VMR_ABSENT && v[4] > MAX_PAGECACHE_ORDER)
+			return kfail(err, errlen, "%s: event %s: field order: %llu is larger than a "
+				     "page-cache folio can be (MAX_PAGECACHE_ORDER, at most %d)", trace,
+				     name, (unsigned long long)v[4], MAX_PAGECACHE_ORDER);
+		d->order = v[4] == VMR_ABSENT ? 0 : (uint8_t)v[4];
 		break;
 	case KK_FILEMAP_GET_PAGES:
 		d->a = v[0];

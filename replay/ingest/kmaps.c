@@ -118,6 +118,8 @@ const struct msnap *kev_snap_at(const struct kevents *k, uint32_t pid, uint32_t 
 const struct mreg *kev_region_at(const struct kevents *k, const struct msnap *s, uint64_t addr)
 {
 	size_t lo = 0, hi = s->nr;
+	if (!s->nr)                    /* an empty snapshot: k->reg may be NULL */
+		return NULL;
 	const struct mreg *r = k->reg + s->first;
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
