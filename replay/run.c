@@ -107,9 +107,10 @@ int run_setup(const struct vmr *v, const struct run_request *r, struct engine_pa
 	p->keep_records = r->keep_records;
 	p->progress = r->progress;
 
-	p->swappiness = r->swappiness >= 0 ? r->swappiness : (int)meta_u64(v, "swappiness", 60);
-	if (p->swappiness > MAX_SWAPPINESS)
-		p->swappiness = 60;
+	/* A capture that could not read its swappiness records -1: the
+	 * kernel's default then, as for any value out of range. */
+	uint64_t sw = r->swappiness >= 0 ? (uint64_t)r->swappiness : meta_u64(v, "swappiness", 60);
+	p->swappiness = sw <= MAX_SWAPPINESS ? (int)sw : 60;
 	if (r->memory_limit) {
 		if (cli_parse_size(r->memory_limit, &p->memory_limit) != 0) {
 			snprintf(err, errlen, "--memory-limit: '%s' is not a size", r->memory_limit);
