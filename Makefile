@@ -8,7 +8,7 @@
 #   make check-asan the same under AddressSanitizer + UndefinedBehaviorSanitizer
 #   make check-unit the cmocka tests alone (no root, tracefs or Slurm needed)
 #   make bench      speed targets (benchmarks, never tests)
-#   make fuzz       the libFuzzer targets (fuzz/, clang) in build-fuzz/fuzz/;
+#   make fuzz       the libFuzzer targets (tests/fuzz/, clang) in build-fuzz/tests/fuzz/;
 #                   make fuzz-long runs each for FUZZ_RUNS executions
 #   make install    install under DESTDIR + PREFIX (default /usr/local);
 #                   make uninstall removes it again
@@ -91,9 +91,9 @@ TRACEFS_CFLAGS := $(shell pkg-config --cflags libtracefs libtraceevent 2>/dev/nu
 TRACEFS_LIBS   := $(shell pkg-config --libs libtracefs libtraceevent 2>/dev/null)
 
 # libFuzzer targets: the library built again with clang, ASan, UBSan and
-# the fuzzer's coverage (fuzz/README.md).
-FUZZ_SRCS := $(wildcard fuzz/fuzz_*.c)
-FUZZ_BINS := $(FUZZ_SRCS:fuzz/%.c=$(BUILD)/fuzz/%)
+# the fuzzer's coverage (tests/fuzz/README.md).
+FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_BINS := $(FUZZ_SRCS:tests/fuzz/%.c=$(BUILD)/tests/fuzz/%)
 FUZZ_SAN  := -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_RUNS ?= 10000000
 
@@ -151,7 +151,7 @@ $(BUILD)/tests/%: $(BUILD)/tests/%.o $(LIB_OBJS)
 	@mkdir -p $(dir $@)
 	$(LINK) $^ $(LDLIBS) -lcmocka -o $@
 
-$(BUILD)/fuzz/%: $(BUILD)/fuzz/%.o $(LIB_OBJS)
+$(BUILD)/tests/fuzz/%: $(BUILD)/tests/fuzz/%.o $(LIB_OBJS)
 	@mkdir -p $(dir $@)
 	$(LINK) -fsanitize=fuzzer $^ $(LDLIBS) -o $@
 

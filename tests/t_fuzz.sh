@@ -1,12 +1,12 @@
 #!/bin/bash
-# The libFuzzer targets (fuzz/, built by make fuzz into build-fuzz): each
+# The libFuzzer targets (tests/fuzz/, built by make fuzz into build-fuzz): each
 # runs for FUZZ_SECONDS (default 8) from seeds made of the tests' own
 # inputs, or, with FUZZ_RUNS set (make fuzz-long), for that many
 # executions.  A crash, a sanitizer report, a leak, a timeout or running
 # out of memory fails the test and keeps the input that did it.  Prints
 # each target's executions.
 . "$(dirname "$0")/tap.sh"
-fz=build-fuzz/fuzz
+fz=build-fuzz/tests/fuzz
 targets="options vmr result events sweep kevents"
 if [ ! -x "$fz/fuzz_vmr" ]; then
     for t in $targets; do skip "fuzz_$t" "not built (make fuzz; make check builds it)"; done
@@ -43,7 +43,7 @@ for t in $targets; do
     opts=(-rss_limit_mb=2048 -timeout=20 -max_len=65536 -print_final_stats=1 -artifact_prefix="$tmp/crash-$t-")
     if [ -n "${FUZZ_RUNS:-}" ]; then opts+=(-runs="$FUZZ_RUNS"); else opts+=(-max_total_time="${FUZZ_SECONDS:-8}"); fi
     mkdir -p "$tmp/corpus-$t"
-    ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$PWD/fuzz/lsan.supp "$fz/fuzz_$t" "${opts[@]}" "$tmp/corpus-$t" "$tmp/seed/$t" >"$tmp/$t.log" 2>&1
+    ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$PWD/tests/fuzz/lsan.supp "$fz/fuzz_$t" "${opts[@]}" "$tmp/corpus-$t" "$tmp/seed/$t" >"$tmp/$t.log" 2>&1
     rc=$?
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$tmp/$t.log" | tail -1)
     secs=$(sed -n 's/^stat::.*_time_in_sec: *//p; s/^Done [0-9]* runs in \([0-9]*\) second.*/\1/p' "$tmp/$t.log" | tail -1)
