@@ -17,6 +17,7 @@
 #include "vmr_fixture.h"
 #include "engine_fixture.h"
 #include "mm/vmscan.h"
+#include "run.h"
 
 /* ---- get_scan_count --------------------------------------------------- */
 
@@ -653,6 +654,38 @@ static void shadow_shrinker(void **state)
 	box_free(&b);
 }
 
+/* run_setup: the capture's swappiness is the default; a capture that
+ * could not read it records -1, which replays at the kernel's 60 (it
+ * once became -1: strtoull's wrap, cast back to int, passed the range
+ * check); an explicit -s wins. */
+static int swappiness_of(const char *meta, int requested)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/tmp/test_classic_sw.%d.vmr", (int)getpid());
+	struct vmr_rec r = fixture_rec(0, VMR_OP_READ, 1, 1000);
+	struct fixture_task t = { 0, &r, 1 };
+	uint8_t file = 1;
+	assert_int_equal(fixture_vmr(path, &t, 1, 1, &file, meta), 0);
+	struct vmr v;
+	char err[256];
+	assert_int_equal(vmr_open(&v, path, err, sizeof(err)), 0);
+	struct run_request rq = { .policy = policy_find("classic"), .swappiness = requested, .seed = 1 };
+	struct engine_params p;
+	assert_int_equal(run_setup(&v, &rq, &p, err, sizeof(err)), 0);
+	vmr_close(&v);
+	unlink(path);
+	return p.swappiness;
+}
+
+static void capture_swappiness(void **state)
+{
+	(void)state;
+	assert_int_equal(swappiness_of("page_size\t4096\nswappiness\t150\n", -1), 150);
+	assert_int_equal(swappiness_of("page_size\t4096\nswappiness\t-1\n", -1), 60);
+	assert_int_equal(swappiness_of("page_size\t4096\n", -1), 60);
+	assert_int_equal(swappiness_of("page_size\t4096\nswappiness\t-1\n", 1), 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -671,6 +704,7 @@ int main(void)
 		cmocka_unit_test(precached_charged_outside),
 		cmocka_unit_test(readahead_pages),
 		cmocka_unit_test(shadow_shrinker),
+		cmocka_unit_test(capture_swappiness),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
