@@ -372,12 +372,11 @@ int cmd_compare(int argc, char **argv)
 	int own_swap = 0;
 	for (int i = 0; i < nextra; i++)
 		own_swap |= strncmp(extra[i], "--swap", 6) == 0 && strncmp(extra[i], "--swappiness", 12) != 0;
+	/* Without --swap the replay sets up a device like the capture's
+	 * itself (run_setup: with the latencies the capture measured); SWAP
+	 * is only what the report says of it. */
 	if (!own_swap)
 		capture_swap(&v, swap, sizeof(swap));
-	if (*swap) {
-		rargv[n++] = "--swap";
-		rargv[n++] = swap;
-	}
 	for (int i = 0; i < nextra; i++)
 		rargv[n++] = extra[i];
 	rargv[n++] = path;

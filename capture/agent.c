@@ -36,6 +36,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -892,6 +894,47 @@ static int32_t sysfs_num(const char *path)
 	return (int32_t)v;
 }
 
+/* nr_rotate_swap > 0: is any swap area now on (/proc/swaps) on a
+ * rotational device?  A swap file is on its file system's device
+ * (i_sb->s_bdev, as swapon takes it), a partition's flag is its disk's.
+ * 1, 0, or -1 when no area's device could be told. */
+static int32_t swap_rotational(void)
+{
+	char *s = read_file("/proc/swaps", NULL);
+	int32_t any = -1;
+	for (char *line = s ? strchr(s, '\n') : NULL; line && *++line; line = strchr(line, '\n')) {
+		char path[4096];
+		if (sscanf(line, "%4095s", path) != 1)
+			break;
+		struct stat st;
+		if (stat(path, &st) != 0)
+			continue;
+		dev_t d = S_ISBLK(st.st_mode) ? st.st_rdev : st.st_dev;
+		char q[128];
+		snprintf(q, sizeof(q), "/sys/dev/block/%u:%u/queue/rotational", major(d), minor(d));
+		int32_t r = sysfs_num(q);
+		if (r < 0) {
+			snprintf(q, sizeof(q), "/sys/dev/block/%u:%u/../queue/rotational", major(d), minor(d));
+			r = sysfs_num(q);
+		}
+		if (r > 0)
+			any = 1;
+		else if (r == 0 && any < 0)
+			any = 0;
+	}
+	free(s);
+	return any;
+}
+
+/* /sys/kernel/mm/swap/vma_ra_enabled says "true" or "false". */
+static int32_t vma_ra_enabled(void)
+{
+	char *s = read_file("/sys/kernel/mm/swap/vma_ra_enabled", NULL);
+	int32_t v = !s ? -1 : strncmp(s, "true", 4) == 0 ? 1 : strncmp(s, "false", 5) == 0 ? 0 : -1;
+	free(s);
+	return v;
+}
+
 static const char *lru_kind(void)
 {
 	int32_t v = sysfs_num("/sys/kernel/mm/lru_gen/enabled");
@@ -995,6 +1038,9 @@ static void emit_session(void)
 		.kernel_version = version ? version : "",
 		.build_source = kb->source, .build_version = kb->version, .build_tree = kb->tree,
 		.build_config = kb->config, .build_patches = kb->patches, .build_key = kb->key,
+		.swap_rotational = swap_rotational(),
+		.page_cluster = sysfs_num("/proc/sys/vm/page-cluster"),
+		.vma_ra_enabled = vma_ra_enabled(),
 	};
 	lttng_ust_tracepoint(vmreplay_capture, capture_session, &c);
 	free(version);

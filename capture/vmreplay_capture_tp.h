@@ -44,6 +44,12 @@ struct vmrc_session {
      * (capture/testbed/build.sh); "" outside the test bed. */
     const char *build_source, *build_version, *build_tree, *build_config,
                *build_patches, *build_key;
+    /* What swapin_readahead decides by: swap_use_vma_readahead() is
+     * vma_ra_enabled and no rotational swap area on the machine
+     * (nr_rotate_swap); the window is 2^page-cluster slots. */
+    int32_t swap_rotational;    /* 1: a swap area in /proc/swaps is rotational; -1 unknown */
+    int32_t page_cluster;       /* /proc/sys/vm/page-cluster, -1 unknown */
+    int32_t vma_ra_enabled;     /* /sys/kernel/mm/swap/vma_ra_enabled, -1 unknown */
 };
 
 struct vmrc_end {
@@ -91,6 +97,9 @@ LTTNG_UST_TRACEPOINT_EVENT(
         lttng_ust_field_string(build_config, s->build_config)
         lttng_ust_field_string(build_patches, s->build_patches)
         lttng_ust_field_string(build_key, s->build_key)
+        lttng_ust_field_integer(int32_t, swap_rotational, s->swap_rotational)
+        lttng_ust_field_integer(int32_t, page_cluster, s->page_cluster)
+        lttng_ust_field_integer(int32_t, vma_ra_enabled, s->vma_ra_enabled)
     )
 )
 

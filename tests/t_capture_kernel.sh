@@ -117,6 +117,22 @@ check "ingest: exit 0" test $rc -eq 0
 "$vmr" ingest -q -o "$tmp/s1.vmr" "$tmp/s1" >/dev/null 2>&1
 check "ingest: the capture's facts are in the metadata" \
     sh -c "strings '$tmp/s1.vmr' | grep -q '^kernel_source	tracefs-bridge' && strings '$tmp/s1.vmr' | grep -q '^ground_truth_events	[1-9]'"
+# swapin_readahead's inputs as this machine has them: page-cluster,
+# vma_ra_enabled, and whether the capture's swap area (its file's device,
+# or a partition's disk) is rotational
+meta() { strings "$tmp/s1.vmr" | sed -n "s/^$1\t//p" | head -1; }
+sw_dev=$(meta swap_device)
+rot=-
+d=
+if [ -b "$sw_dev" ]; then d=$(stat -L -c '%Hr:%Lr' "$sw_dev")
+elif [ -n "$sw_dev" ] && [ -d "$(dirname "$sw_dev")" ]; then d=$(stat -c '%Hd:%Ld' "$(dirname "$sw_dev")")  # the file is gone
+fi
+[ -z "$d" ] || rot=$(cat "/sys/dev/block/$d/queue/rotational" 2>/dev/null ||
+                     cat "/sys/dev/block/$d/../queue/rotational" 2>/dev/null || echo -)
+vra=$(sed 's/true/1/; s/false/0/' /sys/kernel/mm/swap/vma_ra_enabled)
+check "ingest: page_cluster $(cat /proc/sys/vm/page-cluster), vma_ra_enabled $vra, swap_rotational $rot (the swap area's device)" \
+    sh -c "[ '$(meta page_cluster)' = '$(cat /proc/sys/vm/page-cluster)' ] && [ '$(meta vma_ra_enabled)' = '$vra' ] &&
+           { [ '$rot' = - ] || [ '$(meta swap_rotational)' = '$rot' ]; }"
 "$vmr" analyze -q -f tsv "$tmp/s1" >"$tmp/s1.an"; rc=$?
 mc=$(awk -F'\t' '$1=="summary" && $3=="memcg_reclaims" {print $4}' "$tmp/s1.an")
 check "analyze: as many memcg reclaims as begin events ($mc)" test "$mc" = "$(n 'mm_vmscan_memcg_reclaim_begin:')" -a $rc -eq 0

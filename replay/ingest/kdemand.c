@@ -385,6 +385,13 @@ static void meta_session(struct kevents *k, struct sink *s)
 			ingest_sink_meta(s, "capture_lru_gen_min_ttl_ms", "%lld", (long long)k->cap.lru_gen_min_ttl_ms);
 		if (k->cap.kernel_version[0])
 			ingest_sink_meta(s, "kernel_version", "%s", k->cap.kernel_version);
+		/* swap read-ahead as the capture's kernel chose it (run.c) */
+		if (k->cap.swap_rotational >= 0 && k->cap.swap_rotational <= 1)
+			ingest_sink_meta(s, "swap_rotational", "%lld", (long long)k->cap.swap_rotational);
+		if (k->cap.page_cluster >= 0 && k->cap.page_cluster <= 31)
+			ingest_sink_meta(s, "page_cluster", "%lld", (long long)k->cap.page_cluster);
+		if (k->cap.vma_ra_enabled >= 0 && k->cap.vma_ra_enabled <= 1)
+			ingest_sink_meta(s, "vma_ra_enabled", "%lld", (long long)k->cap.vma_ra_enabled);
 		if (k->cap.build_source[0]) {
 			ingest_sink_meta(s, "kernel_build_source", "%s", k->cap.build_source);
 			ingest_sink_meta(s, "kernel_build_version", "%s", k->cap.build_version);

@@ -29,7 +29,7 @@
 
 enum origin { O_KERNEL, O_BRIDGE, O_CAPTURE };
 
-#define MAX_KF 28
+#define MAX_KF 32
 
 /* Field names: "a|b" alternatives, a leading '?' optional, '$' a string. */
 struct kspec {
@@ -77,7 +77,8 @@ static const struct kspec capture_specs[] = {
 	    "$swap_device", "swap_size", "$kernel_source", "$lru_kind", "$thp", "period_ms", "damon",
 	    "damon_sample_us", "damon_aggr_us", "damon_update_us", "$damon_note", "$filter",
 	    "?lru_gen_enabled", "?lru_gen_min_ttl_ms", "$?kernel_version", "$?build_source",
-	    "$?build_version", "$?build_tree", "$?build_config", "$?build_patches", "$?build_key" } },
+	    "$?build_version", "$?build_tree", "$?build_config", "$?build_patches", "$?build_key",
+	    "?swap_rotational", "?page_cluster", "?vma_ra_enabled" } },
 	{ "memcg_stat", KK_MEMCG_STAT, { "kts", "$stat" } },
 	{ "proc_maps", KK_PROC_MAPS, { "kts", "pid", "$maps" } },
 	{ "task_comm", KK_TASK_COMM, { "kts", "tid", "pid", "$comm" } },
@@ -505,6 +506,11 @@ int kevents_event(struct kevents *k, int kidx, const bt_message *msg, const char
 			snprintf(k->cap.build_config, sizeof(k->cap.build_config), "%s", gets(ev, &c->f[24]));
 			snprintf(k->cap.build_patches, sizeof(k->cap.build_patches), "%s", gets(ev, &c->f[25]));
 			snprintf(k->cap.build_key, sizeof(k->cap.build_key), "%s", gets(ev, &c->f[26]));
+			/* what swapin_readahead decided by: absent in older captures,
+			 * -1 where the capture could not tell */
+			k->cap.swap_rotational = v[27] == VMR_ABSENT ? -1 : (int64_t)(int32_t)v[27];
+			k->cap.page_cluster = v[28] == VMR_ABSENT ? -1 : (int64_t)(int32_t)v[28];
+			k->cap.vma_ra_enabled = v[29] == VMR_ABSENT ? -1 : (int64_t)(int32_t)v[29];
 			break;
 		case KK_MEMCG_STAT:
 			if (parse_memcg(k, ts, gets(ev, &c->f[1])) != 0)

@@ -111,6 +111,7 @@ struct kevents {
 		char thp[32], damon_note[512], filter[512];
 		/* the kernel's LRU and how it was built (test bed), if recorded */
 		int64_t lru_gen_enabled, lru_gen_min_ttl_ms;
+		int64_t swap_rotational, page_cluster, vma_ra_enabled;   /* -1: not known */
 		char kernel_version[512], build_source[64], build_version[128], build_tree[1024];
 		char build_config[80], build_patches[1024], build_key[256];
 		uint64_t cgroup_version, limit, swap_size, period_ms, damon, update_us;
