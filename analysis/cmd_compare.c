@@ -127,30 +127,6 @@ static double rel_error(double k, double s)
 
 static const char *const what_names[3] = { "latency_ns", "nr_scanned", "nr_reclaimed" };
 
-/* The replay's swap device, like the capture's (swap_kind, swap_size):
- * zram for zram, an SSD for a swap file or device; "" when the trace does
- * not say (then `run`'s default).  zram swaps in synchronously and never
- * reads ahead; a queued device reads ahead, so the kind matters. */
-static void capture_swap(const struct vmr *v, char *spec, size_t len)
-{
-	char kind[32], size[32];
-	spec[0] = '\0';
-	if (!vmr_meta_get(v, "swap_kind", kind, sizeof(kind)) ||
-	    !vmr_meta_get(v, "swap_size", size, sizeof(size)) || atoll(size) <= 0)
-		return;
-	/* In MiB where it is whole MiB: the spec is also what the text shows. */
-	unsigned long long bytes = strtoull(size, NULL, 10);
-	char sz[32];
-	if (bytes % (1ull << 20) == 0)
-		snprintf(sz, sizeof(sz), "%lluM", bytes >> 20);
-	else
-		snprintf(sz, sizeof(sz), "%llu", bytes);
-	if (strcmp(kind, "zram") == 0)
-		snprintf(spec, len, "zram,size=%s", sz);
-	else if (strcmp(kind, "file") == 0 || strcmp(kind, "device") == 0)
-		snprintf(spec, len, "ssd,size=%s", sz);
-}
-
 static void print(FILE *f, int fmt, const char *input, const char *policy, int swappiness,
 		  const char *swap, const struct vmr *v, const struct analysis *ka,
 		  const struct analysis *sa, const struct result *res)
@@ -376,7 +352,7 @@ int cmd_compare(int argc, char **argv)
 	 * itself (run_setup: with the latencies the capture measured); SWAP
 	 * is only what the report says of it. */
 	if (!own_swap)
-		capture_swap(&v, swap, sizeof(swap));
+		run_capture_swap(&v, swap, sizeof(swap));
 	for (int i = 0; i < nextra; i++)
 		rargv[n++] = extra[i];
 	rargv[n++] = path;

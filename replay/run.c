@@ -35,22 +35,23 @@ static void measured(const struct vmr *v, const char *prefix, char *out, size_t 
 		snprintf(out + off, len - off, ",rotational=%llu", (unsigned long long)rot);
 }
 
-/* The capture's swap device as a spec: zram for zram, an SSD-like queue
- * for a swap file or partition (with the latencies and rotational flag
- * the capture measured, when it did), of the capture's size; "" when the
- * trace does not say. */
-static void capture_swap(const struct vmr *v, char *spec, size_t len)
+void run_capture_swap(const struct vmr *v, char *spec, size_t len)
 {
-	char kind[32], extra[128];
+	char kind[32], extra[128], sz[32];
 	uint64_t size = meta_u64(v, "swap_size", 0);
 	spec[0] = '\0';
 	if (!vmr_meta_get(v, "swap_kind", kind, sizeof(kind)) || !size)
 		return;
 	measured(v, "swap", extra, sizeof(extra));
+	/* In MiB where it is whole MiB: compare shows the spec too. */
+	if (size % (1ull << 20) == 0)
+		snprintf(sz, sizeof(sz), "%lluM", (unsigned long long)(size >> 20));
+	else
+		snprintf(sz, sizeof(sz), "%llu", (unsigned long long)size);
 	if (strcmp(kind, "zram") == 0)
-		snprintf(spec, len, "zram,size=%llu%s", (unsigned long long)size, extra);
+		snprintf(spec, len, "zram,size=%s%s", sz, extra);
 	else if (strcmp(kind, "file") == 0 || strcmp(kind, "device") == 0)
-		snprintf(spec, len, "ssd,size=%llu%s", (unsigned long long)size, extra);
+		snprintf(spec, len, "ssd,size=%s%s", sz, extra);
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -146,7 +147,7 @@ int run_setup(const struct vmr *v, const struct run_request *r, struct engine_pa
 	char spec[256];
 	const char *swap = r->swap;
 	if (!swap) {
-		capture_swap(v, spec, sizeof(spec));
+		run_capture_swap(v, spec, sizeof(spec));
 		swap = spec[0] ? spec : "zram";
 	}
 	uint64_t swap_size = 0;

@@ -34,6 +34,12 @@ struct run_request {
 int run_setup(const struct vmr *v, const struct run_request *r, struct engine_params *p,
 	      char *err, size_t errlen);
 
+/* The capture's swap device as a spec, as run_setup takes it without
+ * --swap: zram for zram, an SSD-like queue for a swap file or partition
+ * (with the latencies and rotational flag the capture recorded, when it
+ * did), of the capture's size; "" when the trace does not say. */
+void run_capture_swap(const struct vmr *v, char *spec, size_t len);
+
 /* What run_setup chose for the swap device, for reports: "none" or the
  * preset's name. */
 const char *run_swap_name(const struct engine_params *p);
