@@ -250,7 +250,7 @@ enum bridge_kind {
 	B_KSWAPD_WAKE, B_KSWAPD_SLEEP, B_WAKEUP_KSWAPD, B_LRU_ISOLATE,
 	B_SHRINK_INACTIVE, B_SHRINK_ACTIVE, B_THROTTLED, B_WRITE_FOLIO,
 	B_FAULT_USER, B_FILEMAP_ADD, B_FILEMAP_DELETE, B_FILEMAP_GET_PAGES,
-	B_DAMON, B_FORK, B_EXEC, B_EXIT, B_NEWTASK, NR_BRIDGE
+	B_MADVISE_ENTER, B_MADVISE_EXIT, B_DAMON, B_FORK, B_EXEC, B_EXIT, B_NEWTASK, NR_BRIDGE
 };
 
 /* Where an event is read from: 'T' the task instance, 'K' the kswapd one. */
@@ -288,6 +288,12 @@ static const struct bridge_spec specs[] = {
 	  { "pfn", "i_ino", "index", "s_dev", "order" }, 0 },
 	{ B_FILEMAP_GET_PAGES, "filemap", "mm_filemap_get_pages", 'T', 0,
 	  { "i_ino", "s_dev", "index", "last_index" }, 0 },
+	/* Only the advice that moves pages: DONTNEED (4), POPULATE_READ (22),
+	 * POPULATE_WRITE (23), DONTNEED_LOCKED (24); exits unfiltered (a
+	 * syscall exit carries only ret: ingest pairs it with its entry). */
+	{ B_MADVISE_ENTER, "syscalls", "sys_enter_madvise", 'T', 0, { "start", "len_in", "behavior" },
+	  "behavior == 4 || behavior == 22 || behavior == 23 || behavior == 24" },
+	{ B_MADVISE_EXIT, "syscalls", "sys_exit_madvise", 'T', 0, { "ret" }, 0 },
 	{ B_FORK, "sched", "sched_process_fork", 'T', 1, { "parent_pid", "child_pid" }, 0 },
 	{ B_EXEC, "sched", "sched_process_exec", 'T', 1, { "pid", "old_pid" }, 0 },
 	{ B_EXIT, "sched", "sched_process_exit", 'T', 1, { "pid", "prio" }, 0 },
@@ -486,6 +492,8 @@ static int on_record(struct tep_event *ev, struct tep_record *rec, int cpu, void
 		case B_FILEMAP_DELETE: lttng_ust_tracepoint(vmreplay_kernel, mm_filemap_delete_from_page_cache, &k); break;
 		case B_FILEMAP_GET_PAGES: lttng_ust_tracepoint(vmreplay_kernel, mm_filemap_get_pages, &k); break;
 		case B_DAMON: lttng_ust_tracepoint(vmreplay_kernel, damon_aggregated, &k); break;
+		case B_MADVISE_ENTER: lttng_ust_tracepoint(vmreplay_kernel, syscall_entry_madvise, &k); break;
+		case B_MADVISE_EXIT: lttng_ust_tracepoint(vmreplay_kernel, syscall_exit_madvise, &k); break;
 		default: break;
 		}
 	}
@@ -1170,6 +1178,15 @@ int main(int argc, char **argv)
 	tep = tracefs_local_events_system(NULL, systems);
 	if (!tep)
 		die("cannot read the tracefs event formats (is tracefs mounted at /sys/kernel/tracing?)");
+	/* Of the syscalls system (some 700 events) only madvise's two. */
+	static const char *const sysev[] = { "sys_enter_madvise", "sys_exit_madvise" };
+	for (size_t i = 0; i < sizeof(sysev) / sizeof(sysev[0]); i++) {
+		int size = 0;
+		char *fmt = tracefs_event_file_read(NULL, "syscalls", sysev[i], "format", &size);
+		if (fmt && size > 0)
+			tep_parse_event(tep, fmt, (unsigned long)size, "syscalls");
+		free(fmt);
+	}
 
 	inst_create(&inst_task, "task");
 	inst_create(&inst_kswapd, "kswapd");

@@ -210,6 +210,30 @@ LTTNG_UST_TRACEPOINT_EVENT(
     )
 )
 
+/* madvise(2), as lttng-modules names its syscall events: the kernel
+ * faults pages in for MADV_POPULATE_READ/WRITE through GUP (faultin_page),
+ * which no exception tracepoint sees, and zaps them for MADV_DONTNEED.
+ * The exit says whether the call did it (ret 0). */
+LTTNG_UST_TRACEPOINT_EVENT(
+    vmreplay_kernel, syscall_entry_madvise,
+    LTTNG_UST_TP_ARGS(const struct vmrk_rec *, r),
+    LTTNG_UST_TP_FIELDS(
+        VMRK_COMMON
+        lttng_ust_field_integer_hex(uint64_t, start, r->v[0])
+        lttng_ust_field_integer(uint64_t, len_in, r->v[1])
+        lttng_ust_field_integer(int32_t, behavior, (int32_t)r->v[2])
+    )
+)
+
+LTTNG_UST_TRACEPOINT_EVENT(
+    vmreplay_kernel, syscall_exit_madvise,
+    LTTNG_UST_TP_ARGS(const struct vmrk_rec *, r),
+    LTTNG_UST_TP_FIELDS(
+        VMRK_COMMON
+        lttng_ust_field_integer(int64_t, ret, (int64_t)r->v[0])
+    )
+)
+
 /* filemap: no lttng-modules instrumentation; s_dev is the kernel's dev_t
  * (major << 20 | minor), as ftrace records it. */
 LTTNG_UST_TRACEPOINT_EVENT_CLASS(

@@ -799,6 +799,85 @@ static void empty_maps(void **state)
 	unlink(out);
 }
 
+/* madvise: POPULATE_READ loads only the pages the process has (the rest
+ * would map the zero page), POPULATE_WRITE stores every page of the
+ * rounded-up range, a failed call does nothing, a populate of a file
+ * mapping reads the file (its page-cache insertion is its own page, not
+ * a buffered write), DONTNEED frees the anonymous pages, and an exit
+ * with no entry (unfiltered advice) is nothing.  Hand-counted: 1 fault +
+ * 1 + 3 + 2 populated accesses; 5 calls, 1 failed, 2 pages dropped. */
+static void madvise_populate(void **state)
+{
+	(void)state;
+	enum { M_MAPS, M_FAULT, M_ENTER, M_EXIT, M_ADD };
+	struct ctf c;
+	ctf_begin(&c, "madvise", "ust", "lttng-ust", "");
+	ctf_event_class(&c, M_MAPS, "vmreplay_capture:proc_maps", "uint64_t _kts; int32_t _pid; string _maps;");
+	ctf_event_class(&c, M_FAULT, "vmreplay_kernel:x86_exceptions_page_fault_user",
+			KCOMMON "xint64_t _address; xint64_t _ip; uint8_t _error_code;");
+	ctf_event_class(&c, M_ENTER, "vmreplay_kernel:syscall_entry_madvise",
+			KCOMMON "xint64_t _start; uint64_t _len_in; int32_t _behavior;");
+	ctf_event_class(&c, M_EXIT, "vmreplay_kernel:syscall_exit_madvise", KCOMMON "uint64_t _ret;");
+	ctf_event_class(&c, M_ADD, "vmreplay_kernel:mm_filemap_add_to_page_cache",
+			KCOMMON "xint64_t _pfn; uint64_t _i_ino; uint64_t _index; uint32_t _s_dev; uint8_t _order;");
+	ev(&c, M_MAPS, 1000);
+	u64(&c.ev, 1000); i32(&c.ev, 7);
+	str(&c.ev, "00010000-00020000 rw-p 00000000 00:00 0\n"
+		   "00040000-00044000 r--p 00000000 08:01 77 /lib/x\n");
+	ev(&c, M_FAULT, 2000);                      /* page 0x10 stored */
+	kcommon(&c, 2000, 7);
+	u64(&c.ev, 0x10000); u64(&c.ev, 0x400000); u8(&c.ev, 0x6);
+	static const struct { uint64_t ts, start, len; int32_t adv; int64_t ret; } call[] = {
+		{ 3000, 0x10000, 0x3000, 22, 0 },   /* READ 0x10-0x12: only 0x10 is there */
+		{ 4000, 0x10000, 0x2001, 23, 0 },   /* WRITE: rounded up to 3 pages */
+		{ 5000, 0x11000, 0x1000, 23, -12 }, /* ENOMEM: nothing */
+		{ 6000, 0x40000, 0x2000, 22, 0 },   /* the file's pages 0, 1 */
+		{ 7000, 0x10000, 0x2000, 4, 0 },    /* DONTNEED 0x10, 0x11 */
+	};
+	for (size_t i = 0; i < sizeof(call) / sizeof(call[0]); i++) {
+		ev(&c, M_ENTER, call[i].ts);
+		kcommon(&c, call[i].ts, 7);
+		u64(&c.ev, call[i].start); u64(&c.ev, call[i].len); i32(&c.ev, call[i].adv);
+		if (call[i].ts == 6000) {           /* the populate reads page 0 in */
+			ev(&c, M_ADD, 6050);
+			kcommon(&c, 6050, 7);
+			u64(&c.ev, 0x1234); u64(&c.ev, 77); u64(&c.ev, 0); u32(&c.ev, (8u << 20) | 1); u8(&c.ev, 0);
+		}
+		ev(&c, M_EXIT, call[i].ts + 100);
+		kcommon(&c, call[i].ts + 100, 7);
+		u64(&c.ev, (uint64_t)call[i].ret);
+	}
+	ev(&c, M_EXIT, 8000);                       /* no entry: not a call */
+	kcommon(&c, 8000, 7);
+	u64(&c.ev, 0);
+	ctf_end(&c);
+	char out[600];
+	snprintf(out, sizeof(out), "%s.vmr", c.dir);
+	struct vmr v;
+	ingest_to(&c, out, &v);
+	assert_int_equal(v.hdr->nr_accesses, 7);
+	assert_string_equal(meta(&v, "demand_madvise"),
+			    "5 calls (1 failed), 6 pages populated, 2 pages dropped (DONTNEED)");
+	assert_non_null(strstr(meta(&v, "demand_page_cache"), " 0 pages written"));
+	vmr_close(&v);
+	unlink(out);
+}
+
+/* A madvise longer than any range may be: the field named. */
+static void hostile_madvise(void **state)
+{
+	(void)state;
+	struct ctf c;
+	ctf_begin(&c, "madvlen", "ust", "lttng-ust", "");
+	ctf_event_class(&c, 0, "vmreplay_kernel:syscall_entry_madvise",
+			KCOMMON "xint64_t _start; uint64_t _len_in; int32_t _behavior;");
+	ev(&c, 0, 1000);
+	kcommon(&c, 1000, 7);
+	u64(&c.ev, 0x10000); u64(&c.ev, 1ull << 50); i32(&c.ev, 23);
+	ctf_end(&c);
+	refused(&c, "event syscall_entry_madvise: field len_in:");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -813,6 +892,8 @@ int main(void)
 		cmocka_unit_test(decoder_abort),
 		cmocka_unit_test(hostile_ranges),
 		cmocka_unit_test(empty_maps),
+		cmocka_unit_test(madvise_populate),
+		cmocka_unit_test(hostile_madvise),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -25,6 +25,13 @@
 /* ------------------------------------------------------------------ */
 /* Hash and cache                                                      */
 
+/* What ingest makes of a trace changes without the format changing (a
+ * kernel event it newly reads, a rule of the demand stream): the cache
+ * is keyed by this too, so a copy made by an older ingest is never
+ * taken for the trace's.  Bump it with any such change.
+ *   1: madvise populates and zaps in the demand stream. */
+#define INGEST_REVISION 1
+
 int trace_hash(const char *path, uint8_t hash[16], char *err, size_t errlen)
 {
 	char **files;
@@ -239,7 +246,7 @@ int ingest(const struct ingest_opts *o, struct ingest_report *rep,
 	char hex[33], cached[4096 + 64];
 	vmr_hash_hex(rep->hash, hex);
 	const char *dir = ingest_cache_dir();
-	snprintf(cached, sizeof(cached), "%s/v%d-%s.vmr", dir, VMR_VERSION, hex);
+	snprintf(cached, sizeof(cached), "%s/v%d.%d-%s.vmr", dir, VMR_VERSION, INGEST_REVISION, hex);
 
 	struct vmr *keep = o->output ? NULL : o->opened;
 	if (o->use_cache && cache_valid(cached, rep->hash, rep, keep)) {

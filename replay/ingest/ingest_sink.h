@@ -40,6 +40,8 @@ void ingest_sink_each_file_page(struct sink *s, void (*fn)(void *arg, struct vmr
 int ingest_sink_track_residency(struct sink *s);
 
 uint64_t ingest_sink_page_size(struct sink *s);
+/* The session's RAM in bytes (its vmreplay:session event); 0 if unknown. */
+uint64_t ingest_sink_mem_total(const struct sink *s);
 /* Accesses the exact (UST) stream already holds. */
 uint64_t ingest_sink_accesses(const struct sink *s);
 int ingest_sink_failed(const struct sink *s);

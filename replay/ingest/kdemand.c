@@ -9,7 +9,7 @@
  * tasks' when the capture did not name the workload's first process).
  * Unless the trace holds an instrumented workload's exact access stream,
  * one walk over demand and process events in time order then turns page
- * faults, reads, page-cache insertions (read-ahead or a buffered write)
+ * faults, madvise populates and zaps, reads, page-cache insertions (read-ahead or a buffered write)
  * and deletions (a FREE, or an eviction kept as ground truth), exec, exit
  * and DAMON passes into the demand stream, and flags the file pages that
  * were cached before the session (replay/vmr/FORMAT.md, "Demand from
@@ -253,6 +253,102 @@ static int on_fault(struct walk *w, struct tinfo *t, const struct kdem *d)
 	k->n_fault_anon++;
 	uint64_t page = addr >> w->shift;
 	return ingest_sink_range(w->s, d->pid, d->tid, d->ts, VMR_PAGE_ANON, d->pid, 0, page, page, op);
+}
+
+/* madvise(2) advice that moves pages (include/uapi/asm-generic/mman-common.h). */
+#define MADV_DONTNEED        4
+#define MADV_POPULATE_READ   22
+#define MADV_POPULATE_WRITE  23
+#define MADV_DONTNEED_LOCKED 24
+
+/* Pages A..B (addresses, B exclusive) of region R (NULL: anonymous memory
+ * outside any known mapping) under the advice of the madvise T is in.
+ * POPULATE_READ/WRITE fault every page in through GUP (madvise_populate
+ * -> faultin_page_range -> handle_mm_fault), as a load or a store would,
+ * but no exception tracepoint sees it; a read of anonymous memory never
+ * touched maps the zero page and allocates nothing (do_anonymous_page),
+ * so there only the pages the task already has are loaded — swapped-out
+ * ones come back.  A write to a private file mapping makes anonymous
+ * copies.  DONTNEED zaps the range (zap_page_range_single): anonymous
+ * pages are freed, page-cache pages only unmapped. */
+static int madvise_part(struct walk *w, struct tinfo *t, const struct mreg *r, uint64_t a, uint64_t b)
+{
+	struct kevents *k = w->k;
+	uint32_t pid = t->pid ? t->pid : t->tid;
+	uint64_t ts = t->madv_ts, advice = t->madv_advice;
+	uint64_t lo = a >> w->shift, hi = (b - 1) >> w->shift;
+	int write = advice == MADV_POPULATE_WRITE;
+	if (advice == MADV_DONTNEED || advice == MADV_DONTNEED_LOCKED) {
+		if (r && r->file && !r->priv)
+			return 0;
+		k->n_madv_dropped += hi - lo + 1;
+		return ingest_sink_range(w->s, pid, t->tid, ts, VMR_PAGE_ANON, pid, 0, lo, hi, VMR_OP_FREE);
+	}
+	if (r && r->file && !(write && r->priv)) {
+		uint64_t ilo = (a - r->start + r->pgoff) >> w->shift, ihi = (b - 1 - r->start + r->pgoff) >> w->shift;
+		/* the page-cache insertions the populate made are its own
+		 * pages, read-ahead around them the rest (as for a read) */
+		struct kdem use = { .ts = ts, .tid = t->tid, .pid = pid, .kind = KK_FILEMAP_GET_PAGES,
+				    .dev = r->dev, .a = r->ino, .b = ilo, .c = ihi };
+		if (resolve_pending(w, t, &use) != 0)
+			return -1;
+		k->n_madv_populated += ihi - ilo + 1;
+		return ingest_sink_range(w->s, pid, t->tid, ts, VMR_PAGE_FILE, r->dev, r->ino, ilo, ihi,
+					 write ? VMR_OP_STORE : VMR_OP_LOAD);
+	}
+	if (write) {
+		k->n_madv_populated += hi - lo + 1;
+		return ingest_sink_range(w->s, pid, t->tid, ts, VMR_PAGE_ANON, pid, 0, lo, hi, VMR_OP_STORE);
+	}
+	int64_t n = ingest_sink_known(w->s, pid, t->tid, ts, VMR_PAGE_ANON, pid, 0, lo, hi);
+	if (n < 0)
+		return -1;
+	k->n_madv_populated += (uint64_t)n;
+	return 0;
+}
+
+/* The exit of the madvise T is in: RET 0, and the call did it. */
+static int on_madvise_exit(struct walk *w, struct tinfo *t, int64_t ret)
+{
+	struct kevents *k = w->k;
+	if (!t->madv_open)
+		return 0;                      /* advice that moves no pages */
+	t->madv_open = 0;
+	k->n_madv_calls++;
+	if (ret != 0) {
+		k->n_madv_failed++;
+		return 0;
+	}
+	uint64_t ps = 1ull << w->shift;
+	uint64_t start = t->madv_start, end = start + ((t->madv_len + ps - 1) & ~(ps - 1));
+	if (end <= start)
+		return 0;
+	/* What a populate brings in has to fit in the session's memory and
+	 * swap: more is a damaged length, not billions of page ids. */
+	uint64_t mem = ingest_sink_mem_total(w->s);
+	if (mem && end - start > mem + k->cap.swap_size) {
+		ingest_sink_fail(w->s, "%s: event syscall_entry_madvise: field len_in: %llu bytes is more "
+				 "than the session's memory and swap (%llu)", k->trace ? k->trace : "trace",
+				 (unsigned long long)(end - start), (unsigned long long)(mem + k->cap.swap_size));
+		return -1;
+	}
+	uint32_t pid = t->pid ? t->pid : t->tid;
+	const struct msnap *sn = kev_snap_at(k, pid, kev_epoch_of(&w->ex, pid, t->madv_ts), t->madv_ts);
+	const struct mreg *r = sn && sn->nr ? k->reg + sn->first : NULL;
+	/* the parts inside known mappings as those mappings say, the rest
+	 * as anonymous memory (as faults outside any known mapping are) */
+	uint64_t at = start;
+	for (size_t i = 0; r && i < sn->nr && at < end; i++) {
+		if (r[i].end <= at || r[i].start >= end)
+			continue;
+		if (r[i].start > at && madvise_part(w, t, NULL, at, r[i].start) != 0)
+			return -1;
+		uint64_t a = r[i].start > at ? r[i].start : at, b = r[i].end < end ? r[i].end : end;
+		if (madvise_part(w, t, &r[i], a, b) != 0)
+			return -1;
+		at = b;
+	}
+	return at < end ? madvise_part(w, t, NULL, at, end) : 0;
 }
 
 /* One DAMON pass over a region: every resident page already known. */
@@ -626,6 +722,18 @@ int kevents_finish(struct kevents *k, struct sink *s)
 			case KK_DAMON_PASS:
 				rc |= on_damon_pass(&w, d);
 				break;
+			case KK_MADVISE:
+				/* the page-cache insertions until its exit are its own */
+				rc |= resolve_pending(&w, t, NULL);
+				t->madv_open = 1;
+				t->madv_ts = d->ts;
+				t->madv_start = d->a;
+				t->madv_len = d->b;
+				t->madv_advice = d->c;
+				break;
+			case KK_MADVISE_EXIT:
+				rc |= on_madvise_exit(&w, t, (int64_t)d->a);
+				break;
 			}
 		}
 		for (size_t n = 0; n < k->nr_t && rc == 0; n++)
@@ -686,6 +794,14 @@ int kevents_finish(struct kevents *k, struct sink *s)
 					 (unsigned long long)(k->damon.aggr_ns / 1000), k->damon.max_passes,
 					 k->n_damon_lost ? " (some of unknown targets)" : "");
 			ingest_sink_meta(s, "maps_snapshots", "%llu", (unsigned long long)k->nr_snap);
+			if (k->n_madv_calls)
+				ingest_sink_meta(s, "demand_madvise",
+						 "%llu calls (%llu failed), %llu pages populated, %llu pages "
+						 "dropped (DONTNEED)",
+						 (unsigned long long)k->n_madv_calls,
+						 (unsigned long long)k->n_madv_failed,
+						 (unsigned long long)k->n_madv_populated,
+						 (unsigned long long)k->n_madv_dropped);
 		}
 	}
 	return ingest_sink_failed(s) ? -1 : 0;

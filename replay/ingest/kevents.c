@@ -67,6 +67,9 @@ static const struct kspec kernel_specs[] = {
 	{ "mm_filemap_add_to_page_cache", KK_FILEMAP_ADD, { "?pfn", "i_ino", "index", "s_dev", "?order" } },
 	{ "mm_filemap_delete_from_page_cache", KK_FILEMAP_DELETE, { "?pfn", "i_ino", "index", "s_dev", "?order" } },
 	{ "mm_filemap_get_pages", KK_FILEMAP_GET_PAGES, { "i_ino", "s_dev", "index", "last_index" } },
+	/* lttng-modules' names for syscalls:sys_enter/sys_exit_madvise */
+	{ "syscall_entry_madvise", KK_MADVISE, { "start", "len_in", "behavior" } },
+	{ "syscall_exit_madvise", KK_MADVISE_EXIT, { "ret" } },
 	{ "damon_aggregated", KK_DAMON, { "target_id", "?nr_regions", "start", "end", "nr_accesses", "?age" } },
 	{ "sched_switch", KK_SCHED_SWITCH, { "prev_tid", "$next_comm", "next_tid" } },
 };
@@ -93,6 +96,9 @@ static const struct kspec capture_specs[] = {
  * (5-level paging: 2^56 user; 2^57 leaves room): a DAMON region beyond
  * it is damage. */
 #define USER_VA_END    (1ull << 57)
+/* The longest madvise(2) range taken: 1 TiB, as the exact stream's
+ * ranges (events.c's MAX_RANGE_BYTES). */
+#define MAX_MADVISE_BYTES (1ull << 40)
 
 /* The largest page-cache folio: MAX_PAGECACHE_ORDER is at most
  * HPAGE_PMD_ORDER (include/linux/pagemap.h), 9 with 4 KiB pages and 13,
@@ -447,6 +453,7 @@ int kevents_event(struct kevents *k, int kidx, const bt_message *msg, const char
 	const char *name = c->spec->name;
 	c->count++;
 	k->events++;
+	k->trace = trace;
 	int64_t nsfo = 0;
 	uint64_t cycles = 0;
 	const bt_clock_snapshot *cs = bt_message_event_borrow_default_clock_snapshot_const(msg);
@@ -679,6 +686,21 @@ int kevents_event(struct kevents *k, int kidx, const bt_message *msg, const char
 			return kfail(err, errlen, "%s: event %s: field last_index: %llu is not a page range "
 				     "from index %llu", trace, name, (unsigned long long)d->c,
 				     (unsigned long long)d->b);
+		break;
+	case KK_MADVISE:
+		/* madvise takes a page-aligned start and rounds len up; one
+		 * call covers at most what a range of the exact stream may
+		 * (MAX_RANGE_BYTES): a longer one is a damaged length. */
+		if (v[1] > MAX_MADVISE_BYTES || v[0] > USER_VA_END - v[1])
+			return kfail(err, errlen, "%s: event %s: field len_in: %#llx bytes from %#llx is "
+				     "beyond any user address space", trace, name, (unsigned long long)v[1],
+				     (unsigned long long)v[0]);
+		d->a = v[0];
+		d->b = v[1];
+		d->c = v[2];
+		break;
+	case KK_MADVISE_EXIT:
+		d->a = v[0];
 		break;
 	case KK_DAMON:
 		if (v[3] <= v[2])

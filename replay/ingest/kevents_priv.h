@@ -16,6 +16,7 @@
 enum kkind {
 	/* 1..VMR_KEV_NR_TYPES-1: ground truth, as enum vmr_kev_type */
 	KK_FAULT = 32, KK_FILEMAP_ADD, KK_FILEMAP_DELETE, KK_FILEMAP_GET_PAGES, KK_DAMON,
+	KK_MADVISE, KK_MADVISE_EXIT,    /* madvise(2) entry (start, len, advice) and exit */
 	KK_DAMON_PASS,                 /* made from KK_DAMON at the end */
 	KK_SCHED_SWITCH,
 	KK_CAPTURE_SESSION, KK_MEMCG_STAT, KK_PROC_MAPS, KK_TASK_COMM, KK_DAMON_TARGET,
@@ -63,6 +64,10 @@ struct tinfo {
 	size_t pend_first, pend_nr;    /* pending page-cache adds (in k->pend) */
 	/* the first get_pages of the task's current read() (kdemand.c) */
 	uint64_t read_dev, read_ino, read_lo, read_hi;
+	/* the madvise(2) the task is in: its entry, until the exit says
+	 * whether it did what it was asked (kdemand.c) */
+	uint8_t madv_open;
+	uint64_t madv_ts, madv_start, madv_len, madv_advice;
 };
 
 struct kevents {
@@ -132,6 +137,8 @@ struct kevents {
 	uint64_t n_read_retries;       /* get_pages of a read() already counted */
 	uint64_t n_damon_regions, n_damon_passes, n_damon_refs, n_damon_lost;
 	uint64_t n_filtered;
+	uint64_t n_madv_calls, n_madv_populated, n_madv_dropped, n_madv_failed;
+	const char *trace;             /* for messages of kevents_finish */
 };
 
 /* exec times per pid, for telling address spaces apart */

@@ -392,6 +392,11 @@ int ingest_sink_track_residency(struct sink *s)
 	return 0;
 }
 
+uint64_t ingest_sink_mem_total(const struct sink *s)
+{
+	return s->mem_total;
+}
+
 uint64_t ingest_sink_page_size(struct sink *s)
 {
 	if (!s->page_size)

@@ -6,8 +6,9 @@
  * of the same name and fields, shaped as lttng-modules shapes the kernel
  * domain, and kevents.c decodes it.  What the shapes differ in:
  *  - names: lttng-modules prefixes x86's exceptions:page_fault_user as
- *    x86_exceptions_page_fault_user; every other event keeps its ftrace
- *    name (mm_vmscan_*, mm_filemap_*, sched_*, damon_aggregated);
+ *    x86_exceptions_page_fault_user and syscalls:sys_enter_X / sys_exit_X
+ *    as syscall_entry_X / syscall_exit_X; every other event keeps its
+ *    ftrace name (mm_vmscan_*, mm_filemap_*, sched_*, damon_aggregated);
  *  - task ids: ftrace's "pid" fields are thread ids, lttng-modules calls
  *    them tid and adds the thread group's pid.  ftrace records no tgid,
  *    so it is followed here as the agent follows it (capture/agent.c):
@@ -366,6 +367,10 @@ static int make_class(struct dsrc *d, struct tep_event *ev, struct dclass *c)
 	char name[256];
 	if (strcmp(ev->system, "exceptions") == 0)
 		snprintf(name, sizeof(name), "x86_exceptions_%s", ev->name);
+	else if (strcmp(ev->system, "syscalls") == 0 && strncmp(ev->name, "sys_enter_", 10) == 0)
+		snprintf(name, sizeof(name), "syscall_entry_%s", ev->name + 10);
+	else if (strcmp(ev->system, "syscalls") == 0 && strncmp(ev->name, "sys_exit_", 9) == 0)
+		snprintf(name, sizeof(name), "syscall_exit_%s", ev->name + 9);
 	else
 		snprintf(name, sizeof(name), "%s", ev->name);
 	bt_field_class *st = bt_field_class_structure_create(d->tc);

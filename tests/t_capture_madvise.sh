@@ -1,0 +1,48 @@
+#!/bin/bash
+# Demand the kernel's fault tracepoints never see: a real capture on this
+# machine of a program that faults in 8 MiB of anonymous memory with
+# madvise(MADV_POPULATE_WRITE) (GUP: faultin_page, no exception), loads it
+# again with MADV_POPULATE_READ, and drops 4 MiB of it with MADV_DONTNEED.
+# The capture records syscalls:sys_enter/sys_exit_madvise; ingest makes
+# the populated pages accesses and the dropped ones frees (FORMAT.md,
+# "madvise").  Hand-counted: 2,048 + 2,048 pages populated, 1,024 dropped,
+# in 3 calls.  Skips where the kernel has no syscall tracepoints.
+set -u
+. tests/tap.sh
+build=${1:-build}
+vmr=$PWD/$build/vmreplay
+why=""
+[ "$(id -u)" = 0 ] || why="needs root (memory cgroup, swap, tracefs)"
+[ -z "$why" ] && [ ! -d /sys/kernel/tracing/events/syscalls/sys_enter_madvise ] &&
+    why="this kernel has no syscalls:sys_enter_madvise tracepoint"
+[ -z "$why" ] && ! command -v lttng >/dev/null 2>&1 && why="lttng not installed"
+if [ -n "$why" ]; then
+    skip "capture of madvise populates" "$why"
+    exit 0
+fi
+tmp=$(mktemp -d /tmp/t_capture_madvise.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+export VMREPLAY_CACHE=$tmp/cache
+cat >"$tmp/populate.py" <<'PY'
+import ctypes, mmap
+libc = ctypes.CDLL(None, use_errno=True)
+libc.madvise.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int)
+n = 8 << 20
+m = mmap.mmap(-1, n)                      # anonymous, never touched
+addr = ctypes.addressof(ctypes.c_char.from_buffer(m))
+for advice, length in ((23, n), (22, n), (4, n // 2)):   # POPULATE_WRITE, _READ, DONTNEED
+    if libc.madvise(addr, length, advice) != 0:
+        raise SystemExit("madvise %d: errno %d" % (advice, ctypes.get_errno()))
+PY
+"$vmr" capture -o "$tmp/s" --limit 64M --swappiness 100 -- python3 "$tmp/populate.py" >"$tmp/log" 2>&1
+rc=$?
+check "capture: exit 0" test $rc -eq 0
+check "capture: 0 discarded events" grep -q 'discarded events: 0 (LTTng), 0 (ftrace)' "$tmp/log"
+babeltrace2 "$tmp/s" >"$tmp/s.txt" 2>/dev/null
+check "the three madvise calls and their exits were recorded" \
+    test "$(grep -c 'syscall_entry_madvise:' "$tmp/s.txt")" -eq 3 -a "$(grep -c 'syscall_exit_madvise:' "$tmp/s.txt")" -ge 3
+"$vmr" ingest -q -o "$tmp/s.vmr" "$tmp/s" >/dev/null 2>"$tmp/err"
+check "ingest: exit 0" test $? -eq 0
+meta() { strings "$tmp/s.vmr" | sed -n "s/^$1\t//p" | head -1; }
+check "ingest: 3 calls, 4096 pages populated, 1024 dropped ($(meta demand_madvise))" \
+    test "$(meta demand_madvise)" = "3 calls (0 failed), 4096 pages populated, 1024 pages dropped (DONTNEED)"
