@@ -878,6 +878,38 @@ static void hostile_madvise(void **state)
 	refused(&c, "event syscall_entry_madvise: field len_in:");
 }
 
+/* A mapping made after the last snapshot (ld.so mapping a library right
+ * after the exec was snapshotted) is in the next one: a fault inside it
+ * is a fault of that mapping, here a file page, not anonymous memory. */
+static void later_maps(void **state)
+{
+	(void)state;
+	struct ctf c;
+	ctf_begin(&c, "latermaps", "ust", "lttng-ust", "");
+	ctf_event_class(&c, 0, "vmreplay_capture:proc_maps", "uint64_t _kts; int32_t _pid; string _maps;");
+	ctf_event_class(&c, 1, "vmreplay_kernel:x86_exceptions_page_fault_user",
+			KCOMMON "xint64_t _address; xint64_t _ip; uint8_t _error_code;");
+	ev(&c, 0, 1000);
+	u64(&c.ev, 1000); i32(&c.ev, 7); str(&c.ev, "00010000-00020000 rw-p 00000000 00:00 0\n");
+	ev(&c, 1, 2000);                            /* a read fault at 0x50000 */
+	kcommon(&c, 2000, 7);
+	u64(&c.ev, 0x50000); u64(&c.ev, 0x400000); u8(&c.ev, 0x4);
+	ev(&c, 0, 3000);
+	u64(&c.ev, 3000); i32(&c.ev, 7);
+	str(&c.ev, "00010000-00020000 rw-p 00000000 00:00 0\n"
+		   "00050000-00054000 r-xp 00000000 08:01 77 /lib/x\n");
+	ctf_end(&c);
+	char out[600];
+	snprintf(out, sizeof(out), "%s.vmr", c.dir);
+	struct vmr v;
+	ingest_to(&c, out, &v);
+	assert_int_equal(v.hdr->nr_accesses, 1);
+	assert_string_equal(meta(&v, "demand_faults"),
+			    "1 (0 anon incl. 0 copy-on-write and 0 outside any known mapping, 1 file)");
+	vmr_close(&v);
+	unlink(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -892,6 +924,7 @@ int main(void)
 		cmocka_unit_test(decoder_abort),
 		cmocka_unit_test(hostile_ranges),
 		cmocka_unit_test(empty_maps),
+		cmocka_unit_test(later_maps),
 		cmocka_unit_test(madvise_populate),
 		cmocka_unit_test(hostile_madvise),
 	};

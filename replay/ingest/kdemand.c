@@ -229,8 +229,7 @@ static int on_fault(struct walk *w, struct tinfo *t, const struct kdem *d)
 	uint64_t addr = d->a, ec = d->b;
 	int write = (ec & 2) != 0;
 	unsigned op = write ? VMR_OP_STORE : VMR_OP_LOAD;
-	const struct msnap *sn = kev_snap_at(k, d->pid, kev_epoch_of(&w->ex, d->pid, d->ts), d->ts);
-	const struct mreg *r = sn ? kev_region_at(k, sn, addr) : NULL;
+	const struct mreg *r = kev_region_of(k, d->pid, kev_epoch_of(&w->ex, d->pid, d->ts), d->ts, addr);
 	t->last_fault_file = 0;
 	if (r && r->file && !(write && r->priv)) {
 		uint64_t index = (addr - r->start + r->pgoff) >> w->shift;

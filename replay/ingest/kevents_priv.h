@@ -160,5 +160,7 @@ int kev_cmp_exec(const void *a, const void *b);
 uint32_t kev_epoch_of(const struct execs *x, uint32_t pid, uint64_t ts);
 const struct msnap *kev_snap_at(const struct kevents *k, uint32_t pid, uint32_t epoch, uint64_t ts);
 const struct mreg *kev_region_at(const struct kevents *k, const struct msnap *s, uint64_t addr);
+const struct mreg *kev_region_of(const struct kevents *k, uint32_t pid, uint32_t epoch, uint64_t ts,
+				 uint64_t addr);
 
 #endif

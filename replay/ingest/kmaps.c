@@ -90,9 +90,10 @@ uint32_t kev_epoch_of(const struct execs *x, uint32_t pid, uint64_t ts)
 	return n;
 }
 
-/* The snapshot of PID's address space in force at TS: the last one
- * before TS in the same exec epoch, else the first one after it. */
-const struct msnap *kev_snap_at(const struct kevents *k, uint32_t pid, uint32_t epoch, uint64_t ts)
+/* PID's snapshots of EPOCH around TS: the last one at or before it and
+ * the first one after it (either may be NULL). */
+static void snaps_around(const struct kevents *k, uint32_t pid, uint32_t epoch, uint64_t ts,
+			 const struct msnap **before, const struct msnap **after)
 {
 	size_t lo = 0, hi = k->nr_snap;
 	while (lo < hi) {
@@ -102,17 +103,39 @@ const struct msnap *kev_snap_at(const struct kevents *k, uint32_t pid, uint32_t 
 		else
 			hi = mid;
 	}
-	const struct msnap *before = NULL, *after = NULL;
+	*before = *after = NULL;
 	for (size_t i = lo; i < k->nr_snap && (uint32_t)k->snap[i].pid == pid; i++) {
 		const struct msnap *s = &k->snap[i];
 		if (s->epoch != epoch)
 			continue;
 		if (s->ts <= ts)
-			before = s;
-		else if (!after)
-			after = s;
+			*before = s;
+		else if (!*after)
+			*after = s;
 	}
+}
+
+/* The snapshot of PID's address space in force at TS: the last one
+ * before TS in the same exec epoch, else the first one after it. */
+const struct msnap *kev_snap_at(const struct kevents *k, uint32_t pid, uint32_t epoch, uint64_t ts)
+{
+	const struct msnap *before, *after;
+	snaps_around(k, pid, epoch, ts, &before, &after);
 	return before ? before : after;
+}
+
+/* The mapping ADDR lies in at TS: in the snapshot in force then, else in
+ * the next one of the same exec epoch.  A mapping made after the last
+ * snapshot (ld.so maps a program's libraries right after the exec that
+ * was just snapshotted; a heap grows by mmap) is only in a later one: a
+ * fault inside it happened in it, since it is not in the earlier one. */
+const struct mreg *kev_region_of(const struct kevents *k, uint32_t pid, uint32_t epoch, uint64_t ts,
+				 uint64_t addr)
+{
+	const struct msnap *before, *after;
+	snaps_around(k, pid, epoch, ts, &before, &after);
+	const struct mreg *r = before ? kev_region_at(k, before, addr) : NULL;
+	return r || !after ? r : kev_region_at(k, after, addr);
 }
 
 const struct mreg *kev_region_at(const struct kevents *k, const struct msnap *s, uint64_t addr)
