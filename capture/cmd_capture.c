@@ -79,7 +79,8 @@ static const char usage_text[] =
 	"      --stat-period MS    memory.stat snapshot period (default 2000: each read\n"
 	"                          flushes the memcg statistics reclaim reads)\n"
 	"      --agent-nice N      the capture agent's nice level, 0-19 (default 10: it\n"
-	"                          yields the CPUs to the workload it records)\n"
+	"                          yields the CPUs to the workload it records; 0 on a\n"
+	"                          machine of one CPU, as the test bed's guest)\n"
 	"      --soft-dirty MS     clear the workload's soft-dirty bits every MS, so that\n"
 	"                          the first write to a mapped page in each period\n"
 	"                          faults and is recorded (default 0: never)\n"
@@ -760,7 +761,12 @@ static int start_agent(struct capture *c)
 	snprintf(a_ssize, sizeof(a_ssize), "%llu", (unsigned long long)c->swap_size);
 	snprintf(a_period, sizeof(a_period), "%u", c->period_ms);
 	snprintf(a_stat, sizeof(a_stat), "%u", c->stat_period_ms);
-	snprintf(a_nice, sizeof(a_nice), "%d", c->agent_nice);
+	/* On one CPU a niced agent is starved by a CPU-bound workload: it
+	 * reads no maps of a process that lives a few seconds, whose every
+	 * file fault then looks anonymous (the test bed's compile: 12,202 of
+	 * 12,715 faults outside any known mapping at 10, 2,675 at 0). */
+	unsigned nice = c->agent_nice >= 0 ? (unsigned)c->agent_nice % 20 : sysconf(_SC_NPROCESSORS_ONLN) > 1 ? 10 : 0;
+	snprintf(a_nice, sizeof(a_nice), "%u", nice);
 	snprintf(a_sd, sizeof(a_sd), "%u", c->soft_dirty_ms);
 	snprintf(a_buf, sizeof(a_buf), "%u", c->buffer_kb);
 	snprintf(a_kd, sizeof(a_kd), "%d", c->kdamond_pid);
@@ -1046,7 +1052,10 @@ static int capture_in_guest(struct capture *c, const char *kernel, uint64_t gues
 	inner[n++] = "--swap";            inner[n++] = (char *)inner_swap;
 	inner[n++] = "--period";          inner[n++] = per;
 	inner[n++] = "--stat-period";     inner[n++] = sper;
-	inner[n++] = "--agent-nice";      inner[n++] = anice;
+	if (c->agent_nice >= 0) {       /* else the guest's own default */
+		inner[n++] = "--agent-nice";
+		inner[n++] = anice;
+	}
 	inner[n++] = "--soft-dirty";      inner[n++] = asd;
 	inner[n++] = "--damon-intervals"; inner[n++] = ivl;
 	inner[n++] = "--buffer-kb";       inner[n++] = buf;
@@ -1126,7 +1135,7 @@ int cmd_capture(int argc, char **argv)
 	c.swap_dir = "/var/tmp";
 	c.period_ms = 100;
 	c.stat_period_ms = 2000;
-	c.agent_nice = 10;
+	c.agent_nice = -1;              /* by the CPUs (start_agent) */
 	c.damon_wanted = 1;
 	c.damon_sample_us = 5000;
 	c.damon_aggr_us = 100000;

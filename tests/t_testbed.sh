@@ -104,6 +104,17 @@ check "metadata: the guest's release ($release) and hostname" \
     grep -q "vmreplay:session: .*kernel_release = \"$release\", hostname = \"vmreplay-testbed\"" "$tmp/on.txt"
 check "metadata: how the kernel was built (source, version, config, patches, key)" \
     grep -q "build_source = \"linux-source-6.12\", build_version = \"6\.12\.[^\"]*\", build_tree = \"\", build_config = \"[0-9a-f]\{16\}\", build_patches = \"0001-um-exceptions-page-fault-tracepoints.patch,[^\"]*\", build_key = \"$key\"" "$tmp/on.txt"
+# the agent runs at nice 0 on the guest's one CPU (capture --agent-nice):
+# niced, a CPU-bound process starved it of the maps snapshots of the
+# short-lived processes whose file faults they resolve; every process
+# that ran for 0.3 s or more has one
+missing=$(awk '
+function sec(s) { split(substr(s, 2, length(s) - 2), a, ":"); return a[1] * 3600 + a[2] * 60 + a[3] }
+/sched_process_exec: / { if (match($0, /tid = [0-9]+, old_tid/)) { p = substr($0, RSTART + 6, RLENGTH - 15); t0[p] = sec($1) } }
+/sched_process_exit: / { if (match($0, /tid = [0-9]+, prio/)) { p = substr($0, RSTART + 6, RLENGTH - 12); t1[p] = sec($1) } }
+/proc_maps: / { if (match($0, /pid = [0-9]+,/)) maps[substr($0, RSTART + 6, RLENGTH - 7)] = 1 }
+END { for (p in t0) if ((p in t1) && t1[p] - t0[p] >= 0.3 && !(p in maps)) printf "%s ", p }' "$tmp/on.txt")
+check "maps: a snapshot of every process that ran 0.3 s or more (missing: ${missing:-none})" test -z "$missing"
 check "events: user page faults through the test bed's tracepoint (>= 10000: $(n 'x86_exceptions_page_fault_user:'))" \
     test "$(n 'x86_exceptions_page_fault_user:')" -ge 10000
 check "events: write faults carry x86's error bits (USER|WRITE = 0x6)" \
