@@ -249,7 +249,7 @@ enum bridge_kind {
 	B_DIRECT_BEGIN, B_DIRECT_END, B_MEMCG_BEGIN, B_MEMCG_END,
 	B_KSWAPD_WAKE, B_KSWAPD_SLEEP, B_WAKEUP_KSWAPD, B_LRU_ISOLATE,
 	B_SHRINK_INACTIVE, B_SHRINK_ACTIVE, B_THROTTLED, B_WRITE_FOLIO,
-	B_FAULT_USER, B_FILEMAP_ADD, B_FILEMAP_DELETE, B_FILEMAP_GET_PAGES,
+	B_FAULT_USER, B_FAULT_KERNEL, B_FILEMAP_ADD, B_FILEMAP_DELETE, B_FILEMAP_GET_PAGES,
 	B_MADVISE_ENTER, B_MADVISE_EXIT, B_DAMON, B_FORK, B_EXEC, B_EXIT, B_NEWTASK, NR_BRIDGE
 };
 
@@ -282,6 +282,12 @@ static const struct bridge_spec specs[] = {
 	  { "nid", "usec_timeout", "usec_delayed", "reason" }, 0 },
 	{ B_WRITE_FOLIO, "vmscan", "mm_vmscan_write_folio", 'T', 1, { "pfn", "reclaim_flags" }, 0 },
 	{ B_FAULT_USER, "exceptions", "page_fault_user", 'T', 1, { "address", "ip", "error_code" }, 0 },
+	/* The kernel touching a user page that is not there (copy_to_user
+	 * of a read() into a swapped-out buffer, copy_from_user of a
+	 * write()): a fault like a user one, in kernel mode.  Only user
+	 * addresses (below x86-64's 5-level user space end, 2^56). */
+	{ B_FAULT_KERNEL, "exceptions", "page_fault_kernel", 'T', 0, { "address", "ip", "error_code" },
+	  "address < 72057594037927936" },
 	{ B_FILEMAP_ADD, "filemap", "mm_filemap_add_to_page_cache", 'T', 0,
 	  { "pfn", "i_ino", "index", "s_dev", "order" }, 0 },
 	{ B_FILEMAP_DELETE, "filemap", "mm_filemap_delete_from_page_cache", 'T', 0,
@@ -488,6 +494,7 @@ static int on_record(struct tep_event *ev, struct tep_record *rec, int cpu, void
 		case B_THROTTLED: lttng_ust_tracepoint(vmreplay_kernel, mm_vmscan_throttled, &k); break;
 		case B_WRITE_FOLIO: lttng_ust_tracepoint(vmreplay_kernel, mm_vmscan_write_folio, &k); break;
 		case B_FAULT_USER: lttng_ust_tracepoint(vmreplay_kernel, x86_exceptions_page_fault_user, &k); break;
+		case B_FAULT_KERNEL: lttng_ust_tracepoint(vmreplay_kernel, x86_exceptions_page_fault_kernel, &k); break;
 		case B_FILEMAP_ADD: lttng_ust_tracepoint(vmreplay_kernel, mm_filemap_add_to_page_cache, &k); break;
 		case B_FILEMAP_DELETE: lttng_ust_tracepoint(vmreplay_kernel, mm_filemap_delete_from_page_cache, &k); break;
 		case B_FILEMAP_GET_PAGES: lttng_ust_tracepoint(vmreplay_kernel, mm_filemap_get_pages, &k); break;

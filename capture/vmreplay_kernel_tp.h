@@ -199,8 +199,10 @@ LTTNG_UST_TRACEPOINT_EVENT(
     )
 )
 
-LTTNG_UST_TRACEPOINT_EVENT(
-    vmreplay_kernel, x86_exceptions_page_fault_user,
+/* x86's page faults, user and kernel mode (the kernel touching a user
+ * page in a user copy), as lttng-modules names them. */
+LTTNG_UST_TRACEPOINT_EVENT_CLASS(
+    vmreplay_kernel, x86_exceptions_page_fault,
     LTTNG_UST_TP_ARGS(const struct vmrk_rec *, r),
     LTTNG_UST_TP_FIELDS(
         VMRK_COMMON
@@ -209,6 +211,12 @@ LTTNG_UST_TRACEPOINT_EVENT(
         lttng_ust_field_integer_hex(uint8_t, error_code, (uint8_t)r->v[2])
     )
 )
+LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(vmreplay_kernel, x86_exceptions_page_fault,
+    vmreplay_kernel, x86_exceptions_page_fault_user,
+    LTTNG_UST_TP_ARGS(const struct vmrk_rec *, r))
+LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(vmreplay_kernel, x86_exceptions_page_fault,
+    vmreplay_kernel, x86_exceptions_page_fault_kernel,
+    LTTNG_UST_TP_ARGS(const struct vmrk_rec *, r))
 
 /* madvise(2), as lttng-modules names its syscall events: the kernel
  * faults pages in for MADV_POPULATE_READ/WRITE through GUP (faultin_page),

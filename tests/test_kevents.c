@@ -910,6 +910,42 @@ static void later_maps(void **state)
 	unlink(out);
 }
 
+/* A kernel-mode fault (no USER bit) on a user page is the task's access
+ * (a user copy): a store for the write bit; one on a kernel address is
+ * no page of the workload's. */
+static void kernel_mode_faults(void **state)
+{
+	(void)state;
+	struct ctf c;
+	ctf_begin(&c, "kfault", "ust", "lttng-ust", "");
+	ctf_event_class(&c, 0, "vmreplay_capture:proc_maps", "uint64_t _kts; int32_t _pid; string _maps;");
+	ctf_event_class(&c, 1, "vmreplay_kernel:x86_exceptions_page_fault_kernel",
+			KCOMMON "xint64_t _address; xint64_t _ip; uint8_t _error_code;");
+	ev(&c, 0, 1000);
+	u64(&c.ev, 1000); i32(&c.ev, 7); str(&c.ev, "00010000-00020000 rw-p 00000000 00:00 0\n");
+	ev(&c, 1, 2000);                            /* copy_to_user into 0x10000: a store */
+	kcommon(&c, 2000, 7);
+	u64(&c.ev, 0x10000); u64(&c.ev, 0xffffffff81000000ull); u8(&c.ev, 0x2);
+	ev(&c, 1, 2100);                            /* copy_from_user of 0x11000: a load */
+	kcommon(&c, 2100, 7);
+	u64(&c.ev, 0x11000); u64(&c.ev, 0xffffffff81000000ull); u8(&c.ev, 0x0);
+	ev(&c, 1, 2200);                            /* a kernel address: none of the workload's */
+	kcommon(&c, 2200, 7);
+	u64(&c.ev, 0xffff888000001000ull); u64(&c.ev, 0xffffffff81000000ull); u8(&c.ev, 0x0);
+	ctf_end(&c);
+	char out[600];
+	snprintf(out, sizeof(out), "%s.vmr", c.dir);
+	struct vmr v;
+	ingest_to(&c, out, &v);
+	assert_int_equal(v.hdr->nr_accesses, 2);
+	assert_string_equal(meta(&v, "demand_faults"),
+			    "2 (2 anon incl. 0 copy-on-write and 0 outside any known mapping, 0 file)");
+	assert_string_equal(meta(&v, "demand_faults_kernel_mode"),
+			    "2 (user copies: the kernel touching a user page)");
+	vmr_close(&v);
+	unlink(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -925,6 +961,7 @@ int main(void)
 		cmocka_unit_test(hostile_ranges),
 		cmocka_unit_test(empty_maps),
 		cmocka_unit_test(later_maps),
+		cmocka_unit_test(kernel_mode_faults),
 		cmocka_unit_test(madvise_populate),
 		cmocka_unit_test(hostile_madvise),
 	};

@@ -29,8 +29,9 @@
  * kernel event it newly reads, a rule of the demand stream): the cache
  * is keyed by this too, so a copy made by an older ingest is never
  * taken for the trace's.  Bump it with any such change.
- *   1: madvise populates and zaps in the demand stream. */
-#define INGEST_REVISION 1
+ *   1: madvise populates and zaps in the demand stream;
+ *   2: kernel-mode faults on user pages (user copies) are accesses. */
+#define INGEST_REVISION 2
 
 int trace_hash(const char *path, uint8_t hash[16], char *err, size_t errlen)
 {

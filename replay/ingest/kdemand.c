@@ -228,6 +228,10 @@ static int on_fault(struct walk *w, struct tinfo *t, const struct kdem *d)
 	struct kevents *k = w->k;
 	uint64_t addr = d->a, ec = d->b;
 	int write = (ec & 2) != 0;
+	/* A kernel-mode fault (x86's error code without USER, bit 2) is a
+	 * user copy touching the page: the task's access all the same. */
+	if (!(ec & 4))
+		k->n_fault_kernel++;
 	unsigned op = write ? VMR_OP_STORE : VMR_OP_LOAD;
 	const struct mreg *r = kev_region_of(k, d->pid, kev_epoch_of(&w->ex, d->pid, d->ts), d->ts, addr);
 	t->last_fault_file = 0;
@@ -775,6 +779,10 @@ int kevents_finish(struct kevents *k, struct sink *s)
 					 (unsigned long long)k->n_fault_anon, (unsigned long long)k->n_fault_cow,
 					 (unsigned long long)k->n_fault_unmapped,
 					 (unsigned long long)k->n_fault_file);
+			if (k->n_fault_kernel)
+				ingest_sink_meta(s, "demand_faults_kernel_mode",
+						 "%llu (user copies: the kernel touching a user page)",
+						 (unsigned long long)k->n_fault_kernel);
 			ingest_sink_meta(s, "demand_page_cache",
 					 "%llu pages read (%llu get_pages of a read already counted), %llu "
 					 "pages written, %llu freed, %llu read-ahead "

@@ -64,6 +64,7 @@ static const struct kspec kernel_specs[] = {
 	{ "sched_process_exec", VMR_KEV_EXEC, { "$filename", "?tid", "?old_tid" } },
 	{ "sched_process_exit", VMR_KEV_EXIT, { "$comm", "?tid", "?prio" } },
 	{ "x86_exceptions_page_fault_user", KK_FAULT, { "address", "?ip", "error_code" } },
+	{ "x86_exceptions_page_fault_kernel", KK_FAULT, { "address", "?ip", "error_code" } },
 	{ "mm_filemap_add_to_page_cache", KK_FILEMAP_ADD, { "?pfn", "i_ino", "index", "s_dev", "?order" } },
 	{ "mm_filemap_delete_from_page_cache", KK_FILEMAP_DELETE, { "?pfn", "i_ino", "index", "s_dev", "?order" } },
 	{ "mm_filemap_get_pages", KK_FILEMAP_GET_PAGES, { "i_ino", "s_dev", "index", "last_index" } },
@@ -96,6 +97,8 @@ static const struct kspec capture_specs[] = {
  * (5-level paging: 2^56 user; 2^57 leaves room): a DAMON region beyond
  * it is damage. */
 #define USER_VA_END    (1ull << 57)
+/* The end of the largest user address space (x86-64's 5-level paging). */
+#define USER_ADDR_END  (1ull << 56)
 /* The longest madvise(2) range taken: 1 TiB, as the exact stream's
  * ranges (events.c's MAX_RANGE_BYTES). */
 #define MAX_MADVISE_BYTES (1ull << 40)
@@ -659,6 +662,12 @@ int kevents_event(struct kevents *k, int kidx, const bt_message *msg, const char
 	d->cpu = (uint16_t)cpu;
 	switch (kind) {
 	case KK_FAULT:
+		/* a kernel-mode fault on a kernel address (a trace of every
+		 * page_fault_kernel) is no page of the workload's */
+		if (!(v[2] & 4) && v[0] >= USER_ADDR_END) {
+			k->nr_dem--;
+			return 0;
+		}
 		d->a = v[0];
 		d->b = v[2];
 		d->c = v[1];

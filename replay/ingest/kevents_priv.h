@@ -133,6 +133,7 @@ struct kevents {
 
 	/* counts for the metadata */
 	uint64_t n_fault_anon, n_fault_file, n_fault_unmapped, n_fault_cow;
+	uint64_t n_fault_kernel;        /* in kernel mode, on user pages (user copies) */
 	uint64_t n_read_pages, n_write_pages, n_free_pages, n_evict, n_readahead, n_precached;
 	uint64_t n_read_retries;       /* get_pages of a read() already counted */
 	uint64_t n_damon_regions, n_damon_passes, n_damon_refs, n_damon_lost;
