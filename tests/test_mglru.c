@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "sim/engine.h"
@@ -211,6 +212,57 @@ static void fault_readahead_file(void **state)
 	assert_int_equal(folio_seq(&e, 1), 2);
 	assert_int_equal(folio_seq(&e, 2), 0);
 	assert_false(e.in_lru_fault);
+	engine_free(&e);
+	vmr_close(&v);
+	unlink(path);
+}
+
+/* do_read_fault's fault-around (filemap_map_pages): a read fault on a file
+ * page maps the cached pages of its aligned 16-page window, young and
+ * without a fault of their own; a write fault does not fault around, and
+ * pages of the next window stay unmapped until a read fault there.  Pages
+ * 0-23 of one file (index = page id): read-ahead brings in 2, 4, 5, 17
+ * and 19 unmapped; a read fault on 3 maps 2, 4, 5 (window 0-15); a write
+ * fault on 18 maps only 18; a read fault on 16 maps 17 and 19 (18 was
+ * mapped already).  pgfault counts the three faults only. */
+static void fault_around(void **state)
+{
+	(void)state;
+	char path[64];
+	snprintf(path, sizeof(path), "/tmp/test_mglru_fa.%d.vmr", (int)getpid());
+	struct vmr_rec r[] = {
+		fixture_rec(2, VMR_OP_READAHEAD, 1, 10), fixture_rec(4, VMR_OP_READAHEAD, 1, 10),
+		fixture_rec(5, VMR_OP_READAHEAD, 1, 10), fixture_rec(17, VMR_OP_READAHEAD, 1, 10),
+		fixture_rec(19, VMR_OP_READAHEAD, 1, 10), fixture_rec(3, VMR_OP_LOAD, 1, 10),
+		fixture_rec(18, VMR_OP_STORE, 1, 10),
+	};
+	struct fixture_task t = { 0, r, sizeof(r) / sizeof(r[0]) };
+	uint8_t kinds[24];
+	memset(kinds, 1, sizeof(kinds));
+	struct engine e;
+	struct vmr v;
+	replay_fixture(&e, &v, path, policy_find("mglru+k6.12+no-mm-walk"), &t, 24, kinds, 100, 100, "zram");
+	const uint32_t mapped = PG_resident | PG_mapped | PG_young;
+	for (uint32_t p = 2; p <= 5; p++)
+		assert_int_equal(e.folio[p].flags & mapped, mapped);
+	assert_int_equal(e.folio[18].flags & mapped, mapped);
+	assert_int_equal(e.folio[17].flags & mapped, PG_resident);
+	assert_int_equal(e.folio[19].flags & mapped, PG_resident);
+	assert_false(e.folio[1].flags & PG_resident);
+	assert_int_equal(e.vm[VM_pgfault], 2);
+	engine_free(&e);
+	vmr_close(&v);
+	unlink(path);
+
+	/* The same, then a read fault on 16: 17 and 19 mapped and young. */
+	struct vmr_rec r2[sizeof(r) / sizeof(r[0]) + 1];
+	memcpy(r2, r, sizeof(r));
+	r2[sizeof(r) / sizeof(r[0])] = fixture_rec(16, VMR_OP_LOAD, 1, 10);
+	struct fixture_task t2 = { 0, r2, sizeof(r2) / sizeof(r2[0]) };
+	replay_fixture(&e, &v, path, policy_find("mglru+k6.12+no-mm-walk"), &t2, 24, kinds, 100, 100, "zram");
+	for (uint32_t p = 16; p <= 19; p++)
+		assert_int_equal(e.folio[p].flags & mapped, mapped);
+	assert_int_equal(e.vm[VM_pgfault], 3);
 	engine_free(&e);
 	vmr_close(&v);
 	unlink(path);
@@ -1366,6 +1418,7 @@ int main(void)
 		cmocka_unit_test(refault),
 		cmocka_unit_test(fault_readahead),
 		cmocka_unit_test(fault_readahead_file),
+		cmocka_unit_test(fault_around),
 		cmocka_unit_test(type_to_scan),
 		cmocka_unit_test(tier_idx),
 		cmocka_unit_test(swappiness_boost),
