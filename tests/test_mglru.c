@@ -845,6 +845,16 @@ static void evict_outcome(const struct reclaim_policy *pol, uint64_t scan_direct
 static void writeback_sort(void **state)
 {
 	(void)state;
+	/* A dirty file folio (0) and a clean one (1) in the oldest
+	 * generation, memcg reclaim at priority 5, swappiness 0.  Both
+	 * isolated (pgscan_file 2, file_taken 2) in the mm tree and in
+	 * 6.12.117 alike — sort_folio re-files neither; shrink_folio_list
+	 * frees 1 and activates 0 for the flushers (immediate reclaim,
+	 * PG_reclaim, pgactivate 1, unqueued_dirty 1); it goes back active,
+	 * to max_seq - 1 = 2 (the mm tree's lru_gen_folio_seq).  The mm
+	 * tree's handle_reclaim_writeback fills sc->nr.dirty and taken;
+	 * 6.12.117's evict_folios does not (its try_to_shrink_lruvec wakes
+	 * the flushers from unqueued_dirty == file_taken). */
 	const char *pols[2] = { "mglru", "mglru+k6.12-writeback" };
 	for (int i = 0; i < 2; i++) {
 		struct box b;
@@ -856,21 +866,64 @@ static void writeback_sort(void **state)
 		install(e, 1, 0);
 		assert_int_equal(folio_seq(e, 0), 0);
 		assert_int_equal(evict_folios(e, 64, memcg, &sc, 0), 2);
-		assert_int_equal(e->vm[VM_pgscan_file], i ? 1 : 2);
+		assert_int_equal(e->vm[VM_pgscan_file], 2);
 		assert_int_equal(e->vm[VM_pgsteal_file], 1);
-		assert_int_equal(e->vm[VM_pgrefill], i ? 1 : 0);
-		assert_int_equal(e->vm[VM_nr_vmscan_immediate_reclaim], i ? 0 : 1);
-		assert_int_equal(e->vm[VM_pgactivate], i ? 0 : 1);
+		assert_int_equal(e->vm[VM_pgrefill], 0);
+		assert_int_equal(e->vm[VM_nr_vmscan_immediate_reclaim], 1);
+		assert_int_equal(e->vm[VM_pgactivate], 1);
 		assert_int_equal(sc.nr.dirty, i ? 0 : 1);
 		assert_int_equal(sc.nr.taken, i ? 0 : 2);
 		assert_int_equal(sc.nr.unqueued_dirty, 1);
 		assert_int_equal(sc.nr.file_taken, 2);
 		assert_true(e->folio[0].flags & PG_reclaim);
 		assert_true(e->folio[0].flags & PG_lru);
-		assert_int_equal(folio_seq(e, 0), i ? 1 : 2);
+		assert_int_equal(folio_seq(e, 0), 2);
 		assert_false(e->folio[1].flags & PG_resident);
 		box_close(&b);
 	}
+}
+
+/* 6.12.117's evict_folios (mglru+k6.12-gens): a survivor shrink_folio_list
+ * wrote and left in writeback (PG_reclaim, not active: an asynchronous
+ * swap write) keeps its flags and lands where lru_gen_add_folio puts a
+ * writeback reclaim folio, max_seq - 1; a rejected one goes back active,
+ * to max_seq.  Anon folios 0 and 1 faulted in (active: max_seq 3), aged
+ * twice (max_seq 5, min_seq 3; 4 once the batch empties 3), swap on an
+ * SSD (asynchronous writes),
+ * swappiness 200: 0 is young (lru_gen_set_refs: KEEP; rejected, active:
+ * seq 5), 1 not young and unmapped (a swap slot, pageout in flight:
+ * PG_writeback and PG_reclaim, not active: seq 4). */
+static void k612_writeback_survivor(void **state)
+{
+	(void)state;
+	struct box b;
+	box_open(&b, policy_find("mglru+k6.12-gens"), 8, 8, 100, 100, 200);
+	struct engine *e = &b.e;
+	int memcg = box_memcg(&b);
+	struct lru_gen_folio *lv = mglru_lruvec(e, memcg);
+	struct scan_control sc = sc_for(5, memcg);
+	char err[256];
+	struct backing_params ssd;
+	assert_int_equal(backing_parse("ssd", &ssd, NULL, err, sizeof(err)), 0);
+	assert_int_equal(backing_init(&e->swap, &ssd), 0);
+	install(e, 0, PG_swapbacked);
+	install(e, 1, PG_swapbacked);
+	e->folio[1].flags &= ~PG_mapped;
+	assert_int_equal(folio_seq(e, 0), 3);
+	assert_true(try_to_inc_max_seq(e, memcg, 3, 200, &sc));
+	assert_true(try_to_inc_max_seq(e, memcg, 4, 200, &sc));
+	assert_int_equal(lv->max_seq, 5);
+	e->folio[0].flags |= PG_young;     /* touched since the agings */
+	assert_int_equal(evict_folios(e, 64, memcg, &sc, 200), 2);
+	assert_int_equal(lv->min_seq[LRU_GEN_ANON], 4);     /* seq 3 emptied */
+	assert_int_equal(e->vm[VM_pgscan_anon], 2);
+	assert_int_equal(e->vm[VM_pgsteal_anon], 0);
+	assert_int_equal(e->vm[VM_pswpout], 1);
+	assert_int_equal(e->folio[1].flags & (PG_writeback | PG_reclaim | PG_active),
+			 PG_writeback | PG_reclaim);
+	assert_int_equal(folio_seq(e, 1), 4);
+	assert_int_equal(folio_seq(e, 0), 5);
+	box_close(&b);
 }
 
 /* 200 clean file folios read() into the oldest of four generations,
@@ -1430,6 +1483,7 @@ int main(void)
 		cmocka_unit_test(exhaustion),
 		cmocka_unit_test(evict_outcomes),
 		cmocka_unit_test(writeback_sort),
+		cmocka_unit_test(k612_writeback_survivor),
 		cmocka_unit_test(k612_loop),
 		cmocka_unit_test(k612_types),
 		cmocka_unit_test(k612_gens),

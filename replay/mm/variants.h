@@ -44,7 +44,7 @@ enum {
 	/* Kernel readings other than the mm-tree baseline (doc/variants.md). */
 	PATCH_HIGH_PRIO_FALLBACK = 1u << 10, /* RFC: fall back to the other type only at priority 0 */
 	PATCH_K612_COUNTERS   = 1u << 11, /* 6.12: global pgscan/pgsteal_{kswapd,direct}, pgrefill gated */
-	PATCH_K612_WRITEBACK  = 1u << 12, /* 6.12: sort_folio re-files dirty/writeback folios */
+	PATCH_K612_WRITEBACK  = 1u << 12, /* 6.12.117: flushers woken from unqueued_dirty */
 	PATCH_K612_LOOP       = 1u << 13, /* 6.12: the reclaim loop before its rework */
 	PATCH_K612_TYPES      = 1u << 15, /* 6.12: type selection and coupled min_seq */
 	PATCH_K612_GENS       = 1u << 18, /* 6.12: lru_gen_add_folio's placement */
