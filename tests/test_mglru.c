@@ -268,6 +268,68 @@ static void fault_around(void **state)
 	unlink(path);
 }
 
+/* mglru+k6.12-tiers: Linux 6.12.117's tiers and refault detection.  A
+ * file folio read() four times: PG_referenced, PG_workingset, refs bits 1
+ * and 2 — folio_lru_refs 3, tier 2 (the mm tree: PG_referenced and refs
+ * bits 3, refs 4, tier 2).  Evicted at min_seq 0: token 0 << 2 | 2,
+ * shadow workingset (refs > 0), evicted[0][file][2].  Read back while
+ * min_seq is still 0: recent; refs 2 + 1 = 3, tier 2, refaulted[.][2];
+ * workingset_activate counted though not in a fault (the mm tree: only in
+ * one), and refs >= 3 restores every refs bit and PG_workingset: refs 4,
+ * protected at its first sort (tier 3).  Evicted again at min_seq 0 and
+ * read back after min_seq moved to 1: not recent (the mm tree's test,
+ * within MAX_NR_GENS of max_seq 3, would call it recent). */
+static void k612_tiers(void **state)
+{
+	(void)state;
+	struct box b;
+	box_open(&b, policy_find("mglru+k6.12-tiers"), 16, 0, 1000, 0, 60);
+	struct engine *e = &b.e;
+	int memcg = box_memcg(&b);
+	struct lru_gen_folio *lv = mglru_lruvec(e, memcg);
+	struct folio *f = &e->folio[12];
+	f->memcg = (uint16_t)memcg;
+	for (int i = 0; i < 4; i++)
+		lru_gen_inc_refs(e, 12);
+	assert_true(f->flags & PG_referenced);
+	assert_true(f->flags & PG_workingset);
+	assert_int_equal(folio_refs_bits(f), 2);
+	assert_int_equal(folio_lru_refs_612(f), 3);
+	assert_int_equal(folio_lru_tier(e, f), 2);
+	lru_gen_inc_refs(e, 12);
+	lru_gen_inc_refs(e, 12);
+	assert_int_equal(folio_refs_bits(f), 3);      /* saturated */
+	f->gen_refs = (uint8_t)((f->gen_refs & 0xf0) | 2);
+	workingset_eviction(e, 12, -1);
+	assert_int_equal(f->shadow, (0u << 2) | 2);
+	assert_true(f->flags & PG_shadow_ws);
+	assert_int_equal(lv->evicted[0][1][2], 1);
+
+	f->flags &= ~(PG_referenced | PG_workingset);
+	f->flags |= PG_resident;
+	workingset_refault(e, 12);
+	assert_int_equal(e->vm[VM_workingset_refault_file], 1);
+	assert_int_equal(lv->refaulted[0][1][2], 1);
+	assert_int_equal(e->vm[VM_workingset_activate_file], 1);
+	assert_int_equal(e->vm[VM_workingset_restore_file], 1);
+	assert_int_equal(folio_refs_bits(f), 3);
+	assert_true(f->flags & PG_workingset);
+	assert_int_equal(folio_lru_tier(e, f), 3);
+
+	/* evicted at min_seq 0 again; min_seq moves to 1 before the read */
+	workingset_eviction(e, 12, -1);
+	assert_int_equal(lv->evicted[0][1][3], 1);
+	lv->min_seq[1] = 1;
+	f->flags &= ~(PG_referenced | PG_workingset);
+	f->flags |= PG_resident;
+	workingset_refault(e, 12);
+	assert_int_equal(e->vm[VM_workingset_refault_file], 2);
+	assert_int_equal(e->vm[VM_workingset_activate_file], 1);
+	assert_int_equal(lv->refaulted[0][1][3], 0);
+	folio_add_lru(e, 12);
+	box_close(&b);
+}
+
 static void refault(void **state)
 {
 	(void)state;
@@ -1372,14 +1434,18 @@ static void policy_names(void **state)
 	assert_ptr_equal(policy_find("mglru+sw-age-pref+sw-no-gentle+sw-boost+sw-exhaustion+"
 				     "sw-retry-race+sw-no-inversion+sw-batched+sw-imbalance"),
 			 policy_find("mglru+swappiness"));
-	/* the kernel readings: k6.12 is its six parts; "as captured" */
+	/* the kernel readings: k6.12 is its seven parts; "as captured" */
 	p = policy_find("mglru+k6.12-loop+k6.12-counters+k6.12-writeback+k6.12-types+k6.12-gens+"
-			"k6.12-refs");
+			"k6.12-refs+k6.12-tiers");
 	assert_non_null(p);
 	assert_string_equal(p->name, "mglru+k6.12");
 	assert_ptr_equal(p, policy_find("mglru+k6.12"));
 	assert_int_equal(p->variants, PATCH_K612_COUNTERS | PATCH_K612_WRITEBACK | PATCH_K612_LOOP |
-				      PATCH_K612_TYPES | PATCH_K612_GENS | PATCH_K612_REFS);
+				      PATCH_K612_TYPES | PATCH_K612_GENS | PATCH_K612_REFS |
+				      PATCH_K612_TIERS);
+	p = policy_find("mglru+k6.12-gens+k6.12-refs");
+	assert_non_null(p);
+	assert_string_equal(p->name, "mglru+k6.12-gens+k6.12-refs");
 	p = policy_find("mglru+no-mm-walk+k6.12");
 	assert_non_null(p);
 	assert_string_equal(p->name, "mglru+k6.12+no-mm-walk");
@@ -1488,6 +1554,7 @@ int main(void)
 		cmocka_unit_test(k612_types),
 		cmocka_unit_test(k612_gens),
 		cmocka_unit_test(k612_refs),
+		cmocka_unit_test(k612_tiers),
 		cmocka_unit_test(fallback_priority),
 		cmocka_unit_test(look_around),
 		cmocka_unit_test(iso_throttle),

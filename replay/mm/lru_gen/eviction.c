@@ -29,7 +29,7 @@ static int sort_folio(struct engine *e, int memcg, struct lru_gen_folio *lrugen,
 	int type = folio_is_file_lru(f);
 	int refs = folio_lru_refs(f);
 	int ws = !!(f->flags & PG_workingset);
-	int tier = lru_tier_from_refs(refs, ws);
+	int tier = folio_lru_tier(e, f);
 
 	(void)sc;
 	/* promoted */
@@ -37,8 +37,16 @@ static int sort_folio(struct engine *e, int memcg, struct lru_gen_folio *lrugen,
 		gen_list_move(e, lrugen, pfn, gen, type, 0);
 		return 1;
 	}
-	/* protected */
-	if (tier > tier_idx || refs + ws == (1 << LRU_REFS_WIDTH) + 1) {
+	/* protected (6.12: the most accesses, refs == BIT(LRU_REFS_WIDTH),
+	 * counted like the others) */
+	if (patch_k612_tiers(e) &&
+	    (tier > tier_idx || folio_lru_refs_612(f) == 1 << LRU_REFS_WIDTH)) {
+		gen = folio_inc_gen(e, memcg, lrugen, pfn, 0);
+		gen_list_move(e, lrugen, pfn, gen, type, 0);
+		lrugen->protected[lru_hist_from_seq(lrugen->min_seq[type])][type][tier]++;
+		return 1;
+	}
+	if (!patch_k612_tiers(e) && (tier > tier_idx || refs + ws == (1 << LRU_REFS_WIDTH) + 1)) {
 		gen = folio_inc_gen(e, memcg, lrugen, pfn, 0);
 		gen_list_move(e, lrugen, pfn, gen, type, 0);
 		/* don't count the workingset being lazily promoted */
@@ -61,8 +69,9 @@ static int isolate_folio(struct engine *e, uint32_t pfn, struct scan_control *sc
 		return 0;
 	if ((f->flags & PG_isolated) || !(f->flags & PG_lru))
 		return 0;
+	/* see the comment on MAX_NR_TIERS */
 	if (!(f->flags & PG_referenced))
-		f->gen_refs &= 0xf0;
+		folio_clear_lru_refs(e, f);
 	f->flags &= ~PG_reclaim;
 	/* 6.12 (mglru+k6.12-refs): PG_referenced cleared for
 	 * shrink_folio_list, which keeps a mapped folio that has it again
@@ -362,7 +371,7 @@ retry:;
 		 * the youngest) */
 		if (!(f->flags & PG_freed) &&
 		    (patch_k612_gens(e) || lru_gen_folio_seq(lrugen, f, 0) == min_seq)) {
-			folio_clear_refs_flags(f);
+			folio_clear_lru_refs(e, f);
 			f->flags |= PG_active;
 		}
 		list[nr_keep++] = pfn;
