@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "sim/engine.h"
@@ -214,6 +215,119 @@ static void fault_readahead_file(void **state)
 	engine_free(&e);
 	vmr_close(&v);
 	unlink(path);
+}
+
+/* do_read_fault's fault-around (filemap_map_pages): a read fault on a file
+ * page maps the cached pages of its aligned 16-page window, young and
+ * without a fault of their own; a write fault does not fault around, and
+ * pages of the next window stay unmapped until a read fault there.  Pages
+ * 0-23 of one file (index = page id): read-ahead brings in 2, 4, 5, 17
+ * and 19 unmapped; a read fault on 3 maps 2, 4, 5 (window 0-15); a write
+ * fault on 18 maps only 18; a read fault on 16 maps 17 and 19 (18 was
+ * mapped already).  pgfault counts the three faults only. */
+static void fault_around(void **state)
+{
+	(void)state;
+	char path[64];
+	snprintf(path, sizeof(path), "/tmp/test_mglru_fa.%d.vmr", (int)getpid());
+	struct vmr_rec r[] = {
+		fixture_rec(2, VMR_OP_READAHEAD, 1, 10), fixture_rec(4, VMR_OP_READAHEAD, 1, 10),
+		fixture_rec(5, VMR_OP_READAHEAD, 1, 10), fixture_rec(17, VMR_OP_READAHEAD, 1, 10),
+		fixture_rec(19, VMR_OP_READAHEAD, 1, 10), fixture_rec(3, VMR_OP_LOAD, 1, 10),
+		fixture_rec(18, VMR_OP_STORE, 1, 10),
+	};
+	struct fixture_task t = { 0, r, sizeof(r) / sizeof(r[0]) };
+	uint8_t kinds[24];
+	memset(kinds, 1, sizeof(kinds));
+	struct engine e;
+	struct vmr v;
+	replay_fixture(&e, &v, path, policy_find("mglru+k6.12+no-mm-walk"), &t, 24, kinds, 100, 100, "zram");
+	const uint32_t mapped = PG_resident | PG_mapped | PG_young;
+	for (uint32_t p = 2; p <= 5; p++)
+		assert_int_equal(e.folio[p].flags & mapped, mapped);
+	assert_int_equal(e.folio[18].flags & mapped, mapped);
+	assert_int_equal(e.folio[17].flags & mapped, PG_resident);
+	assert_int_equal(e.folio[19].flags & mapped, PG_resident);
+	assert_false(e.folio[1].flags & PG_resident);
+	assert_int_equal(e.vm[VM_pgfault], 2);
+	engine_free(&e);
+	vmr_close(&v);
+	unlink(path);
+
+	/* The same, then a read fault on 16: 17 and 19 mapped and young. */
+	struct vmr_rec r2[sizeof(r) / sizeof(r[0]) + 1];
+	memcpy(r2, r, sizeof(r));
+	r2[sizeof(r) / sizeof(r[0])] = fixture_rec(16, VMR_OP_LOAD, 1, 10);
+	struct fixture_task t2 = { 0, r2, sizeof(r2) / sizeof(r2[0]) };
+	replay_fixture(&e, &v, path, policy_find("mglru+k6.12+no-mm-walk"), &t2, 24, kinds, 100, 100, "zram");
+	for (uint32_t p = 16; p <= 19; p++)
+		assert_int_equal(e.folio[p].flags & mapped, mapped);
+	assert_int_equal(e.vm[VM_pgfault], 3);
+	engine_free(&e);
+	vmr_close(&v);
+	unlink(path);
+}
+
+/* mglru+k6.12-tiers: Linux 6.12.117's tiers and refault detection.  A
+ * file folio read() four times: PG_referenced, PG_workingset, refs bits 1
+ * and 2 — folio_lru_refs 3, tier 2 (the mm tree: PG_referenced and refs
+ * bits 3, refs 4, tier 2).  Evicted at min_seq 0: token 0 << 2 | 2,
+ * shadow workingset (refs > 0), evicted[0][file][2].  Read back while
+ * min_seq is still 0: recent; refs 2 + 1 = 3, tier 2, refaulted[.][2];
+ * workingset_activate counted though not in a fault (the mm tree: only in
+ * one), and refs >= 3 restores every refs bit and PG_workingset: refs 4,
+ * protected at its first sort (tier 3).  Evicted again at min_seq 0 and
+ * read back after min_seq moved to 1: not recent (the mm tree's test,
+ * within MAX_NR_GENS of max_seq 3, would call it recent). */
+static void k612_tiers(void **state)
+{
+	(void)state;
+	struct box b;
+	box_open(&b, policy_find("mglru+k6.12-tiers"), 16, 0, 1000, 0, 60);
+	struct engine *e = &b.e;
+	int memcg = box_memcg(&b);
+	struct lru_gen_folio *lv = mglru_lruvec(e, memcg);
+	struct folio *f = &e->folio[12];
+	f->memcg = (uint16_t)memcg;
+	for (int i = 0; i < 4; i++)
+		lru_gen_inc_refs(e, 12);
+	assert_true(f->flags & PG_referenced);
+	assert_true(f->flags & PG_workingset);
+	assert_int_equal(folio_refs_bits(f), 2);
+	assert_int_equal(folio_lru_refs_612(f), 3);
+	assert_int_equal(folio_lru_tier(e, f), 2);
+	lru_gen_inc_refs(e, 12);
+	lru_gen_inc_refs(e, 12);
+	assert_int_equal(folio_refs_bits(f), 3);      /* saturated */
+	f->gen_refs = (uint8_t)((f->gen_refs & 0xf0) | 2);
+	workingset_eviction(e, 12, -1);
+	assert_int_equal(f->shadow, (0u << 2) | 2);
+	assert_true(f->flags & PG_shadow_ws);
+	assert_int_equal(lv->evicted[0][1][2], 1);
+
+	f->flags &= ~(PG_referenced | PG_workingset);
+	f->flags |= PG_resident;
+	workingset_refault(e, 12);
+	assert_int_equal(e->vm[VM_workingset_refault_file], 1);
+	assert_int_equal(lv->refaulted[0][1][2], 1);
+	assert_int_equal(e->vm[VM_workingset_activate_file], 1);
+	assert_int_equal(e->vm[VM_workingset_restore_file], 1);
+	assert_int_equal(folio_refs_bits(f), 3);
+	assert_true(f->flags & PG_workingset);
+	assert_int_equal(folio_lru_tier(e, f), 3);
+
+	/* evicted at min_seq 0 again; min_seq moves to 1 before the read */
+	workingset_eviction(e, 12, -1);
+	assert_int_equal(lv->evicted[0][1][3], 1);
+	lv->min_seq[1] = 1;
+	f->flags &= ~(PG_referenced | PG_workingset);
+	f->flags |= PG_resident;
+	workingset_refault(e, 12);
+	assert_int_equal(e->vm[VM_workingset_refault_file], 2);
+	assert_int_equal(e->vm[VM_workingset_activate_file], 1);
+	assert_int_equal(lv->refaulted[0][1][3], 0);
+	folio_add_lru(e, 12);
+	box_close(&b);
 }
 
 static void refault(void **state)
@@ -793,6 +907,16 @@ static void evict_outcome(const struct reclaim_policy *pol, uint64_t scan_direct
 static void writeback_sort(void **state)
 {
 	(void)state;
+	/* A dirty file folio (0) and a clean one (1) in the oldest
+	 * generation, memcg reclaim at priority 5, swappiness 0.  Both
+	 * isolated (pgscan_file 2, file_taken 2) in the mm tree and in
+	 * 6.12.117 alike — sort_folio re-files neither; shrink_folio_list
+	 * frees 1 and activates 0 for the flushers (immediate reclaim,
+	 * PG_reclaim, pgactivate 1, unqueued_dirty 1); it goes back active,
+	 * to max_seq - 1 = 2 (the mm tree's lru_gen_folio_seq).  The mm
+	 * tree's handle_reclaim_writeback fills sc->nr.dirty and taken;
+	 * 6.12.117's evict_folios does not (its try_to_shrink_lruvec wakes
+	 * the flushers from unqueued_dirty == file_taken). */
 	const char *pols[2] = { "mglru", "mglru+k6.12-writeback" };
 	for (int i = 0; i < 2; i++) {
 		struct box b;
@@ -804,21 +928,64 @@ static void writeback_sort(void **state)
 		install(e, 1, 0);
 		assert_int_equal(folio_seq(e, 0), 0);
 		assert_int_equal(evict_folios(e, 64, memcg, &sc, 0), 2);
-		assert_int_equal(e->vm[VM_pgscan_file], i ? 1 : 2);
+		assert_int_equal(e->vm[VM_pgscan_file], 2);
 		assert_int_equal(e->vm[VM_pgsteal_file], 1);
-		assert_int_equal(e->vm[VM_pgrefill], i ? 1 : 0);
-		assert_int_equal(e->vm[VM_nr_vmscan_immediate_reclaim], i ? 0 : 1);
-		assert_int_equal(e->vm[VM_pgactivate], i ? 0 : 1);
+		assert_int_equal(e->vm[VM_pgrefill], 0);
+		assert_int_equal(e->vm[VM_nr_vmscan_immediate_reclaim], 1);
+		assert_int_equal(e->vm[VM_pgactivate], 1);
 		assert_int_equal(sc.nr.dirty, i ? 0 : 1);
 		assert_int_equal(sc.nr.taken, i ? 0 : 2);
 		assert_int_equal(sc.nr.unqueued_dirty, 1);
 		assert_int_equal(sc.nr.file_taken, 2);
 		assert_true(e->folio[0].flags & PG_reclaim);
 		assert_true(e->folio[0].flags & PG_lru);
-		assert_int_equal(folio_seq(e, 0), i ? 1 : 2);
+		assert_int_equal(folio_seq(e, 0), 2);
 		assert_false(e->folio[1].flags & PG_resident);
 		box_close(&b);
 	}
+}
+
+/* 6.12.117's evict_folios (mglru+k6.12-gens): a survivor shrink_folio_list
+ * wrote and left in writeback (PG_reclaim, not active: an asynchronous
+ * swap write) keeps its flags and lands where lru_gen_add_folio puts a
+ * writeback reclaim folio, max_seq - 1; a rejected one goes back active,
+ * to max_seq.  Anon folios 0 and 1 faulted in (active: max_seq 3), aged
+ * twice (max_seq 5, min_seq 3; 4 once the batch empties 3), swap on an
+ * SSD (asynchronous writes),
+ * swappiness 200: 0 is young (lru_gen_set_refs: KEEP; rejected, active:
+ * seq 5), 1 not young and unmapped (a swap slot, pageout in flight:
+ * PG_writeback and PG_reclaim, not active: seq 4). */
+static void k612_writeback_survivor(void **state)
+{
+	(void)state;
+	struct box b;
+	box_open(&b, policy_find("mglru+k6.12-gens"), 8, 8, 100, 100, 200);
+	struct engine *e = &b.e;
+	int memcg = box_memcg(&b);
+	struct lru_gen_folio *lv = mglru_lruvec(e, memcg);
+	struct scan_control sc = sc_for(5, memcg);
+	char err[256];
+	struct backing_params ssd;
+	assert_int_equal(backing_parse("ssd", &ssd, NULL, err, sizeof(err)), 0);
+	assert_int_equal(backing_init(&e->swap, &ssd), 0);
+	install(e, 0, PG_swapbacked);
+	install(e, 1, PG_swapbacked);
+	e->folio[1].flags &= ~PG_mapped;
+	assert_int_equal(folio_seq(e, 0), 3);
+	assert_true(try_to_inc_max_seq(e, memcg, 3, 200, &sc));
+	assert_true(try_to_inc_max_seq(e, memcg, 4, 200, &sc));
+	assert_int_equal(lv->max_seq, 5);
+	e->folio[0].flags |= PG_young;     /* touched since the agings */
+	assert_int_equal(evict_folios(e, 64, memcg, &sc, 200), 2);
+	assert_int_equal(lv->min_seq[LRU_GEN_ANON], 4);     /* seq 3 emptied */
+	assert_int_equal(e->vm[VM_pgscan_anon], 2);
+	assert_int_equal(e->vm[VM_pgsteal_anon], 0);
+	assert_int_equal(e->vm[VM_pswpout], 1);
+	assert_int_equal(e->folio[1].flags & (PG_writeback | PG_reclaim | PG_active),
+			 PG_writeback | PG_reclaim);
+	assert_int_equal(folio_seq(e, 1), 4);
+	assert_int_equal(folio_seq(e, 0), 5);
+	box_close(&b);
 }
 
 /* 200 clean file folios read() into the oldest of four generations,
@@ -1267,14 +1434,18 @@ static void policy_names(void **state)
 	assert_ptr_equal(policy_find("mglru+sw-age-pref+sw-no-gentle+sw-boost+sw-exhaustion+"
 				     "sw-retry-race+sw-no-inversion+sw-batched+sw-imbalance"),
 			 policy_find("mglru+swappiness"));
-	/* the kernel readings: k6.12 is its six parts; "as captured" */
+	/* the kernel readings: k6.12 is its seven parts; "as captured" */
 	p = policy_find("mglru+k6.12-loop+k6.12-counters+k6.12-writeback+k6.12-types+k6.12-gens+"
-			"k6.12-refs");
+			"k6.12-refs+k6.12-tiers");
 	assert_non_null(p);
 	assert_string_equal(p->name, "mglru+k6.12");
 	assert_ptr_equal(p, policy_find("mglru+k6.12"));
 	assert_int_equal(p->variants, PATCH_K612_COUNTERS | PATCH_K612_WRITEBACK | PATCH_K612_LOOP |
-				      PATCH_K612_TYPES | PATCH_K612_GENS | PATCH_K612_REFS);
+				      PATCH_K612_TYPES | PATCH_K612_GENS | PATCH_K612_REFS |
+				      PATCH_K612_TIERS);
+	p = policy_find("mglru+k6.12-gens+k6.12-refs");
+	assert_non_null(p);
+	assert_string_equal(p->name, "mglru+k6.12-gens+k6.12-refs");
 	p = policy_find("mglru+no-mm-walk+k6.12");
 	assert_non_null(p);
 	assert_string_equal(p->name, "mglru+k6.12+no-mm-walk");
@@ -1366,6 +1537,7 @@ int main(void)
 		cmocka_unit_test(refault),
 		cmocka_unit_test(fault_readahead),
 		cmocka_unit_test(fault_readahead_file),
+		cmocka_unit_test(fault_around),
 		cmocka_unit_test(type_to_scan),
 		cmocka_unit_test(tier_idx),
 		cmocka_unit_test(swappiness_boost),
@@ -1377,10 +1549,12 @@ int main(void)
 		cmocka_unit_test(exhaustion),
 		cmocka_unit_test(evict_outcomes),
 		cmocka_unit_test(writeback_sort),
+		cmocka_unit_test(k612_writeback_survivor),
 		cmocka_unit_test(k612_loop),
 		cmocka_unit_test(k612_types),
 		cmocka_unit_test(k612_gens),
 		cmocka_unit_test(k612_refs),
+		cmocka_unit_test(k612_tiers),
 		cmocka_unit_test(fallback_priority),
 		cmocka_unit_test(look_around),
 		cmocka_unit_test(iso_throttle),

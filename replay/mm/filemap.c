@@ -1,8 +1,10 @@
 /*
- * filemap.c — the folio lock's wait queues and the end of writeback,
- * after mm/filemap.c (folio_waitqueue, folio_end_writeback).
+ * filemap.c — the folio lock's wait queues, the end of writeback and the
+ * fault-around of a read fault, after mm/filemap.c (folio_waitqueue,
+ * folio_end_writeback, filemap_map_pages).
  */
 #include "internal.h"
+#include "sim/page_order.h"
 
 /* folio_waitqueue: hash_ptr of the folio in the kernel; a multiplicative
  * hash of the page id here (FOLIO_WAIT_TABLE_SIZE = 2^10 queues). */
@@ -32,4 +34,60 @@ void folio_end_writeback(struct engine *e, uint32_t pfn)
 	}
 	/* folio_wake_bit(PG_writeback): whoever waits for this write. */
 	sim_wake_all(&e->sim, folio_waitqueue(e, pfn));
+}
+
+/* fault_around_pages: fault_around_bytes (64 KiB) in pages. */
+#define FAULT_AROUND_PAGES 16u
+
+static int page_addr_cmp(const struct vmr_page *a, const struct vmr_page *b)
+{
+	if (a->space != b->space)
+		return a->space < b->space ? -1 : 1;
+	if (a->ino != b->ino)
+		return a->ino < b->ino ? -1 : 1;
+	if (a->index != b->index)
+		return a->index < b->index ? -1 : 1;
+	return 0;
+}
+
+/* filemap_map_pages, as do_read_fault's do_fault_around calls it: a read
+ * fault through a file mapping maps the page cache around the faulting
+ * page — the fault_around_pages window aligned around it, of the same
+ * file — where a page is cached, unlocked and not mapped yet.  The PTEs
+ * it sets are young (set_pte_range: arch_wants_old_prefaulted_pte is
+ * false on x86 and UML, whose VMA protections carry _PAGE_ACCESSED), and
+ * no fault is counted for them.  The window is aligned by file offset:
+ * the trace has no VMAs (DEVIATIONS.md). */
+void filemap_map_pages(struct engine *e, uint32_t pfn)
+{
+	const struct page_ids *file = pages_file_by_addr(e->v);
+	const struct vmr_page *pg = e->v->pages, *me = &pg[pfn];
+	if (!file || !file->nr)
+		return;
+	uint64_t from = me->index & ~(uint64_t)(FAULT_AROUND_PAGES - 1);
+	uint64_t to = from + FAULT_AROUND_PAGES;
+	/* the first page of the window in (space, ino, index) order */
+	uint32_t lo = 0, hi = file->nr;
+	struct vmr_page key = *me;
+	key.index = from;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (page_addr_cmp(&pg[file->id[mid]], &key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (uint32_t r = lo; r < file->nr; r++) {
+		uint32_t n = file->id[r];
+		const struct vmr_page *np = &pg[n];
+		if (np->space != me->space || np->ino != me->ino || np->index >= to)
+			break;
+		struct folio *nf = &e->folio[n];
+		/* next_uptodate_folio: cached, not being read; a PTE already
+		 * there is left alone */
+		if (n == pfn || (nf->flags & (PG_resident | PG_locked | PG_mapped | PG_isolated)) !=
+				PG_resident)
+			continue;
+		nf->flags |= PG_mapped | PG_young;
+	}
 }

@@ -116,6 +116,9 @@ void wb_wakeup_delayed(struct engine *e);
 void folio_end_writeback(struct engine *e, uint32_t pfn);
 /* The queue of PFN's lock waiters. */
 struct sim_waitq *folio_waitqueue(struct engine *e, uint32_t pfn);
+/* do_fault_around: a read fault on file page PFN maps its cached
+ * neighbours (filemap_map_pages). */
+void filemap_map_pages(struct engine *e, uint32_t pfn);
 
 /* ---- swap.c ---------------------------------------------------------------- */
 void folio_add_lru(struct engine *e, uint32_t pfn);

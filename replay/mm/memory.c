@@ -4,8 +4,9 @@
  * fault and read paths of mm/filemap.c, and exit_mmap (mm/mmap.c).
  *
  * Left out (DEVIATIONS.md): page tables and VMAs (one mapping per folio,
- * a PG_mapped flag and its young bit), fault-around, large folios; a
- * folio being read is installed when its read is issued.
+ * a PG_mapped flag and its young bit; fault-around's window is aligned by
+ * file offset), large folios; a folio being read is installed when its
+ * read is issued.
  */
 #include "internal.h"
 #include "swap_state.h"
@@ -155,6 +156,9 @@ int fault_in(struct engine *e, struct task_state *t, uint32_t pfn, unsigned op, 
 	if (op == VMR_OP_LOAD || op == VMR_OP_STORE) {
 		count_vm_events(e, VM_pgfault, 1);
 		f->flags |= PG_mapped | PG_young;
+		/* do_read_fault: fault-around first */
+		if (op == VMR_OP_LOAD && file)
+			filemap_map_pages(e, pfn);
 	}
 	/* A new anonymous page is dirty from the start: it has no copy. */
 	if (op == VMR_OP_STORE || op == VMR_OP_WRITE || (!file && !(f->flags & PG_swapcache)))
@@ -213,6 +217,8 @@ int access_page(struct engine *e, struct task_state *t, uint32_t pfn, unsigned o
 		if (!(f->flags & PG_mapped)) {
 			count_vm_events(e, VM_pgfault, 1);   /* minor: map a cached page */
 			f->flags |= PG_mapped;
+			if (op == VMR_OP_LOAD && file)
+				filemap_map_pages(e, pfn);   /* do_fault_around */
 			/* do_swap_page found it in the swap cache; then
 			 * should_try_to_free_swap, as for a swap-in. */
 			if (f->flags & PG_swapcache) {

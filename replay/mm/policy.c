@@ -95,6 +95,7 @@ static const struct {
 	{ "k6.12-types", PATCH_K612_TYPES },
 	{ "k6.12-gens", PATCH_K612_GENS },
 	{ "k6.12-refs", PATCH_K612_REFS },
+	{ "k6.12-tiers", PATCH_K612_TIERS },
 	{ "no-mm-walk", PATCH_NO_MM_WALK },
 };
 #define NR_MGLRU_SWITCHES (sizeof(mglru_switches) / sizeof(mglru_switches[0]))
@@ -106,9 +107,10 @@ const char mglru_switches_help[] =
 	"                             sw-no-inversion, sw-batched, sw-imbalance,\n"
 	"                             sw-boost-gain, sw-imbalance-prev, iso-throttle,\n"
 	"                             scan-balance,\n"
-	"                             high-prio-fallback, k6.12 (= the six next),\n"
+	"                             high-prio-fallback, k6.12 (= the seven next),\n"
 	"                             k6.12-counters, k6.12-writeback, k6.12-loop,\n"
-	"                             k6.12-types, k6.12-gens, k6.12-refs, no-mm-walk\n";
+	"                             k6.12-types, k6.12-gens, k6.12-refs, k6.12-tiers,\n"
+	"                             no-mm-walk\n";
 
 /* The canonical name of FLAGS: "mglru", then the switches in table order,
  * "swappiness" standing for the full set of its rules. */

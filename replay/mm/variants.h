@@ -44,13 +44,14 @@ enum {
 	/* Kernel readings other than the mm-tree baseline (doc/variants.md). */
 	PATCH_HIGH_PRIO_FALLBACK = 1u << 10, /* RFC: fall back to the other type only at priority 0 */
 	PATCH_K612_COUNTERS   = 1u << 11, /* 6.12: global pgscan/pgsteal_{kswapd,direct}, pgrefill gated */
-	PATCH_K612_WRITEBACK  = 1u << 12, /* 6.12: sort_folio re-files dirty/writeback folios */
+	PATCH_K612_WRITEBACK  = 1u << 12, /* 6.12.117: flushers woken from unqueued_dirty */
 	PATCH_K612_LOOP       = 1u << 13, /* 6.12: the reclaim loop before its rework */
 	PATCH_K612_TYPES      = 1u << 15, /* 6.12: type selection and coupled min_seq */
 	PATCH_K612_GENS       = 1u << 18, /* 6.12: lru_gen_add_folio's placement */
 	PATCH_K612_REFS       = 1u << 19, /* 6.12: PG_referenced for shrink_folio_list */
+	PATCH_K612_TIERS      = 1u << 20, /* 6.12: tiers, refs and refault detection */
 	PATCH_K612            = PATCH_K612_COUNTERS | PATCH_K612_WRITEBACK | PATCH_K612_LOOP |
-				PATCH_K612_TYPES | PATCH_K612_GENS | PATCH_K612_REFS,
+				PATCH_K612_TYPES | PATCH_K612_GENS | PATCH_K612_REFS | PATCH_K612_TIERS,
 	PATCH_NO_MM_WALK      = 1u << 14, /* lru_gen/enabled 0x0001: no page-table walk */
 	PATCH_ISO_THROTTLE    = 1u << 16,
 	PATCH_SCAN_BALANCE    = 1u << 17,
@@ -100,6 +101,7 @@ static inline int patch_k612_loop(const struct engine *e)       { return patch_a
 static inline int patch_k612_types(const struct engine *e)      { return patch_applied(e, PATCH_K612_TYPES); }
 static inline int patch_k612_gens(const struct engine *e)       { return patch_applied(e, PATCH_K612_GENS); }
 static inline int patch_k612_refs(const struct engine *e)       { return patch_applied(e, PATCH_K612_REFS); }
+static inline int patch_k612_tiers(const struct engine *e)      { return patch_applied(e, PATCH_K612_TIERS); }
 static inline int patch_no_mm_walk(const struct engine *e)      { return patch_applied(e, PATCH_NO_MM_WALK); }
 static inline int patch_scan_balance(const struct engine *e)    { return patch_applied(e, PATCH_SCAN_BALANCE); }
 

@@ -57,6 +57,14 @@ static void lru_gen_eviction(struct engine *e, uint32_t pfn)
 	int tier = lru_tier_from_refs(refs, ws);
 	uint64_t min_seq = lrugen->min_seq[type];
 
+	/* 6.12 (mglru+k6.12-tiers): refs are the refs bits plus
+	 * PG_workingset, and the shadow's workingset bit says refs > 0 */
+	if (patch_k612_tiers(e)) {
+		refs = folio_lru_refs_612(f);
+		tier = lru_tier_from_refs_612(refs);
+		ws = refs > 0;
+	}
+
 	uint64_t token = (min_seq << LRU_REFS_WIDTH) | (uint64_t)(refs > 1 ? refs - 1 : 0);
 	lrugen->evicted[lru_hist_from_seq(min_seq)][type][tier]++;
 	f->shadow = (uint32_t)(token & EVICTION_MASK);
@@ -78,6 +86,34 @@ static int lru_gen_test_recent(const struct lru_gen_folio *lrugen, uint32_t toke
 	return d < MAX_NR_GENS;
 }
 
+/* lru_gen_refault as Linux 6.12 has it (mglru+k6.12-tiers; 6.12.117's
+ * mm/workingset.c): recent only while the evicting lruvec's oldest
+ * generation is the one the folio left (the mm tree: within MAX_NR_GENS
+ * of max_seq); a recent refault counts workingset_activate whether or not
+ * in a fault, and one in a fault or of a folio accessed three times or
+ * more (refs >= BIT(LRU_REFS_WIDTH) - 1) gets every refs bit and
+ * PG_workingset back (workingset_restore).  The refs bits of an active
+ * folio are dropped again as it joins the LRU (lru_gen_add_folio). */
+static void lru_gen_refault_612(struct engine *e, uint32_t pfn, struct lru_gen_folio *lrugen, int ws)
+{
+	struct folio *f = &e->folio[pfn];
+	int type = folio_is_file_lru(f);
+	uint64_t min_seq = lrugen->min_seq[type] & (EVICTION_MASK >> LRU_REFS_WIDTH);
+
+	count_vm_events(e, type ? VM_workingset_refault_file : VM_workingset_refault_anon, 1);
+	if ((f->shadow >> LRU_REFS_WIDTH) != min_seq)
+		return;
+	int refs = (int)(f->shadow & ((1u << LRU_REFS_WIDTH) - 1)) + ws;
+	int tier = lru_tier_from_refs_612(refs);
+	lrugen->refaulted[lru_hist_from_seq(lrugen->min_seq[type])][type][tier]++;
+	count_vm_events(e, type ? VM_workingset_activate_file : VM_workingset_activate_anon, 1);
+	if (lru_gen_in_fault(e) || refs >= (1 << LRU_REFS_WIDTH) - 1) {
+		f->gen_refs = (uint8_t)((f->gen_refs & 0xf0) | 3);
+		f->flags |= PG_workingset;
+		count_vm_events(e, type ? VM_workingset_restore_file : VM_workingset_restore_anon, 1);
+	}
+}
+
 /* lru_gen_refault: only a refault into the lruvec that evicted it counts;
  * a recent one feeds the PID controller and restores PG_workingset. */
 static void lru_gen_refault(struct engine *e, uint32_t pfn)
@@ -95,6 +131,10 @@ static void lru_gen_refault(struct engine *e, uint32_t pfn)
 	int recent = lru_gen_test_recent(lrugen, f->shadow);
 	int ws = !!(f->flags & PG_shadow_ws);
 
+	if (patch_k612_tiers(e)) {
+		lru_gen_refault_612(e, pfn, lrugen, ws);
+		return;
+	}
 	count_vm_events(e, type ? VM_workingset_refault_file : VM_workingset_refault_anon, 1);
 	if (!recent)
 		return;

@@ -50,8 +50,10 @@ static int inc_min_seq(struct engine *e, int memcg, struct lru_gen_folio *lrugen
 		int new_gen = folio_inc_gen(e, memcg, lrugen, pfn, 0);
 		gen_list_move(e, lrugen, pfn, new_gen, type, 1);
 		(*moved)++;
-		/* don't count the workingset being lazily promoted */
-		if (refs + ws != (1 << LRU_REFS_WIDTH) + 1 && !(no_inversion && promoted))
+		/* don't count the workingset being lazily promoted (6.12,
+		 * mglru+k6.12-tiers: inc_min_seq counts none) */
+		if (!patch_k612_tiers(e) && refs + ws != (1 << LRU_REFS_WIDTH) + 1 &&
+		    !(no_inversion && promoted))
 			lrugen->protected[hist][type][lru_tier_from_refs(refs, ws)]++;
 		if (!--remaining)
 			return 0;

@@ -16,12 +16,11 @@
 #include <string.h>
 
 /* sort_folio: re-file instead of isolating: promoted by aging, or
- * protected by its tier.  Since the reclaim-loop rework dirty and
- * writeback folios are isolated like any other (shrink_folio_list and
- * handle_reclaim_writeback deal with them); mglru+k6.12-writeback re-files
- * them as "waiting for writeback" (dirty file folios left to the
- * flushers), counting the dirty file ones for lru_gen_wakeup_flusher.
- * Returns 1 when re-filed. */
+ * protected by its tier.  Dirty and writeback folios are isolated like
+ * any other (shrink_folio_list deals with them), in the mm tree since the
+ * reclaim-loop rework and in Linux 6.12.117 since the stable backport of
+ * "wake up flushers conditionally" (6.12 itself re-filed them as
+ * "waiting for writeback"; not modelled).  Returns 1 when re-filed. */
 static int sort_folio(struct engine *e, int memcg, struct lru_gen_folio *lrugen, uint32_t pfn,
 		      struct scan_control *sc, int tier_idx)
 {
@@ -30,15 +29,24 @@ static int sort_folio(struct engine *e, int memcg, struct lru_gen_folio *lrugen,
 	int type = folio_is_file_lru(f);
 	int refs = folio_lru_refs(f);
 	int ws = !!(f->flags & PG_workingset);
-	int tier = lru_tier_from_refs(refs, ws);
+	int tier = folio_lru_tier(e, f);
 
+	(void)sc;
 	/* promoted */
 	if (gen != lru_gen_from_seq(lrugen->min_seq[type])) {
 		gen_list_move(e, lrugen, pfn, gen, type, 0);
 		return 1;
 	}
-	/* protected */
-	if (tier > tier_idx || refs + ws == (1 << LRU_REFS_WIDTH) + 1) {
+	/* protected (6.12: the most accesses, refs == BIT(LRU_REFS_WIDTH),
+	 * counted like the others) */
+	if (patch_k612_tiers(e) &&
+	    (tier > tier_idx || folio_lru_refs_612(f) == 1 << LRU_REFS_WIDTH)) {
+		gen = folio_inc_gen(e, memcg, lrugen, pfn, 0);
+		gen_list_move(e, lrugen, pfn, gen, type, 0);
+		lrugen->protected[lru_hist_from_seq(lrugen->min_seq[type])][type][tier]++;
+		return 1;
+	}
+	if (!patch_k612_tiers(e) && (tier > tier_idx || refs + ws == (1 << LRU_REFS_WIDTH) + 1)) {
 		gen = folio_inc_gen(e, memcg, lrugen, pfn, 0);
 		gen_list_move(e, lrugen, pfn, gen, type, 0);
 		/* don't count the workingset being lazily promoted */
@@ -47,20 +55,6 @@ static int sort_folio(struct engine *e, int memcg, struct lru_gen_folio *lrugen,
 		return 1;
 	}
 	/* ineligible (zone > reclaim_idx): one zone, never */
-	if (!patch_k612_writeback(e))
-		return 0;
-	int dirty = !!(f->flags & PG_dirty), writeback = !!(f->flags & PG_writeback);
-	if (type == LRU_GEN_FILE && dirty) {
-		sc->nr.file_taken++;
-		if (!writeback)
-			sc->nr.unqueued_dirty++;
-	}
-	/* waiting for writeback */
-	if (writeback || (type == LRU_GEN_FILE && dirty)) {
-		gen = folio_inc_gen(e, memcg, lrugen, pfn, 1);
-		gen_list_move(e, lrugen, pfn, gen, type, 0);
-		return 1;
-	}
 	return 0;
 }
 
@@ -75,8 +69,9 @@ static int isolate_folio(struct engine *e, uint32_t pfn, struct scan_control *sc
 		return 0;
 	if ((f->flags & PG_isolated) || !(f->flags & PG_lru))
 		return 0;
+	/* see the comment on MAX_NR_TIERS */
 	if (!(f->flags & PG_referenced))
-		f->gen_refs &= 0xf0;
+		folio_clear_lru_refs(e, f);
 	f->flags &= ~PG_reclaim;
 	/* 6.12 (mglru+k6.12-refs): PG_referenced cleared for
 	 * shrink_folio_list, which keeps a mapped folio that has it again
@@ -352,6 +347,18 @@ retry:;
 	for (uint32_t i = 0; i < nr_survivors; i++) {
 		uint32_t pfn = list[i];
 		struct folio *f = &e->folio[pfn];
+		/* 6.12 (mglru+k6.12-gens): a folio reclaim wrote or left to
+		 * the flushers keeps the flags shrink_folio_list gave it —
+		 * active when it activated it, else lru_gen_add_folio's
+		 * max_seq - 1 — with PG_referenced restored for a workingset
+		 * one (isolate_folio cleared LRU_REFS_FLAGS) */
+		if (patch_k612_gens(e) && !(f->flags & PG_freed) && (f->flags & PG_reclaim) &&
+		    (f->flags & (PG_dirty | PG_writeback))) {
+			if (f->flags & PG_workingset)
+				f->flags |= PG_referenced;
+			list[nr_keep++] = pfn;
+			continue;
+		}
 		/* retry folios that may have missed folio_rotate_reclaimable() */
 		if (!skip_retry && !(f->flags & PG_freed) &&
 		    !(f->flags & (PG_active | PG_mapped | PG_dirty | PG_writeback)) &&
@@ -364,7 +371,7 @@ retry:;
 		 * the youngest) */
 		if (!(f->flags & PG_freed) &&
 		    (patch_k612_gens(e) || lru_gen_folio_seq(lrugen, f, 0) == min_seq)) {
-			folio_clear_refs_flags(f);
+			folio_clear_lru_refs(e, f);
 			f->flags |= PG_active;
 		}
 		list[nr_keep++] = pfn;
@@ -436,15 +443,20 @@ int should_abort_scan(struct engine *e, const struct scan_control *sc)
 	return e->node.nr_free > e->node.watermark[WMARK_HIGH] + MIN_LRU_BATCH;
 }
 
-/* The pre-rework tail of try_to_shrink_lruvec (mglru+k6.12-writeback):
- * the coldest file folios were all dirty and nobody queued them — wake
- * the flushers.  The mm tree does it in handle_reclaim_writeback. */
+/* The pre-rework tail of try_to_shrink_lruvec (mglru+k6.12-writeback,
+ * as 6.12.117 has it): every file folio isolated was dirty and nobody
+ * queued it — wake the flushers, and under cgroup v1 (no dirty
+ * throttling) wait for writeback.  The mm tree does it in
+ * handle_reclaim_writeback. */
 void lru_gen_wakeup_flusher(struct engine *e, struct scan_control *sc)
 {
 	if (!patch_k612_writeback(e))
 		return;
-	if (sc->nr.unqueued_dirty && sc->nr.unqueued_dirty == sc->nr.file_taken)
+	if (sc->nr.unqueued_dirty && sc->nr.unqueued_dirty == sc->nr.file_taken) {
 		wakeup_flusher_threads(e);
+		if (!writeback_throttling_sane(e, sc))
+			reclaim_throttle(e, VMSCAN_THROTTLE_WRITEBACK);
+	}
 }
 
 /* try_to_shrink_lruvec: the scan number once, then batches of

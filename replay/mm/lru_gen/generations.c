@@ -194,6 +194,10 @@ void __lru_gen_add_folio(struct engine *e, uint32_t pfn, int reclaiming)
 					    lru_gen_folio_seq(lrugen, f, reclaiming);
 	int gen = lru_gen_from_seq(seq);
 
+	/* 6.12 (mglru+k6.12-tiers): an active folio loses its refs and
+	 * PG_referenced, not PG_workingset (PSI) */
+	if (patch_k612_tiers(e) && (f->flags & PG_active))
+		folio_clear_refs_flags(f);
 	folio_set_gen(f, gen);
 	f->flags &= ~PG_active;
 	lru_gen_update_size(e, memcg, lrugen, f, -1, gen);
@@ -227,6 +231,17 @@ int __lru_gen_del_folio(struct engine *e, uint32_t pfn, int reclaiming)
 void lru_gen_inc_refs(struct engine *e, uint32_t pfn)
 {
 	struct folio *f = &e->folio[pfn];
+	if (patch_k612_tiers(e)) {
+		/* 6.12's folio_inc_refs: PG_referenced, then PG_workingset,
+		 * then the refs bits up to their maximum */
+		if (!(f->flags & PG_referenced))
+			f->flags |= PG_referenced;
+		else if (!(f->flags & PG_workingset))
+			f->flags |= PG_workingset;
+		else if (folio_refs_bits(f) < 3)
+			f->gen_refs++;
+		return;
+	}
 	if (!(f->flags & PG_referenced)) {
 		f->gen_refs &= 0xf0;
 		f->flags |= PG_referenced;
@@ -289,7 +304,7 @@ int folio_inc_gen(struct engine *e, int memcg, struct lru_gen_folio *lrugen, uin
 	if (new_gen >= 0 && new_gen != old_gen)
 		return new_gen;     /* folio_update_gen() has promoted it */
 	new_gen = (old_gen + 1) % (int)MAX_NR_GENS;
-	folio_clear_refs_flags(f);
+	folio_clear_lru_refs(e, f);
 	folio_set_gen(f, new_gen);
 	if (reclaiming)
 		f->flags |= PG_reclaim;

@@ -6,8 +6,8 @@
  * generations; batches of up to MAX_LRU_BATCH scanned (MIN_LRU_BATCH
  * isolated) until the lruvec's scan number is reached; memcg reclaim
  * never stops at its goal (should_abort_scan's fairness test); the lruvec
- * rotates when aging succeeded.  Read from memory of v6.12 mm/vmscan.c
- * (no 6.12 source in the reference mirror): DEVIATIONS.md, "MGLRU".
+ * rotates when aging succeeded.  As 6.12.117's mm/vmscan.c has it (the
+ * test bed's linux-source-6.12): DEVIATIONS.md, "MGLRU".
  */
 #include "lru_gen.h"
 #include "mm/internal.h"

@@ -110,7 +110,7 @@ void lru_gen_look_around(struct engine *e, uint32_t pfn, struct scan_control *sc
 			if (patch_k612_refs(e) && !walk) {
 				/* 6.12 without a walk context: activated at once */
 				if (folio_lru_gen(nf) != gen) {
-					folio_clear_refs_flags(nf);
+					folio_clear_lru_refs(e, nf);
 					folio_activate(e, n);
 				}
 				continue;

@@ -122,6 +122,39 @@ static inline void folio_clear_refs_flags(struct folio *f)
 	f->flags &= ~PG_referenced;
 }
 
+/* Linux 6.12's tiers (mglru+k6.12-tiers, include/linux/mm_inline.h as
+ * 6.12.117 has it): an access through a file descriptor sets PG_referenced,
+ * the second PG_workingset, the next ones count up in the refs bits;
+ * folio_lru_refs is the refs bits plus PG_workingset (N - 1 of N > 1
+ * accesses), lru_tier_from_refs order_base_2(refs + 1): refs 0 -> tier 0,
+ * 1 -> 1, 2-3 -> 2, 4 -> 3. */
+static inline int folio_lru_refs_612(const struct folio *f)
+{
+	return folio_refs_bits(f) + !!(f->flags & PG_workingset);
+}
+
+static inline int lru_tier_from_refs_612(int refs)
+{
+	return refs == 0 ? 0 : refs == 1 ? 1 : refs <= 3 ? 2 : 3;
+}
+
+/* The folio's tier as the kernel modelled computes it. */
+static inline int folio_lru_tier(const struct engine *e, const struct folio *f)
+{
+	if (patch_k612_tiers(e))
+		return lru_tier_from_refs_612(folio_lru_refs_612(f));
+	return lru_tier_from_refs(folio_lru_refs(f), !!(f->flags & PG_workingset));
+}
+
+/* folio_clear_lru_refs: the refs bits and LRU_REFS_FLAGS, which in 6.12
+ * (mglru+k6.12-tiers) hold PG_workingset too. */
+static inline void folio_clear_lru_refs(const struct engine *e, struct folio *f)
+{
+	folio_clear_refs_flags(f);
+	if (patch_k612_tiers(e))
+		f->flags &= ~PG_workingset;
+}
+
 /* ---- where the rest of mm/ enters MGLRU -------------------------------- */
 void __lru_gen_add_folio(struct engine *e, uint32_t pfn, int reclaiming);
 int __lru_gen_del_folio(struct engine *e, uint32_t pfn, int reclaiming);
