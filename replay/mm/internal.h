@@ -126,6 +126,10 @@ void lru_note_cost(struct engine *e, int memcg, int file, uint64_t nr_io, uint64
 void lru_note_cost_refault(struct engine *e, uint32_t pfn);
 
 /* ---- rmap.c ---------------------------------------------------------------- */
+/* filemap_map_pages: map the cached, unlocked, unmapped folios of PFN's
+ * file at offsets START..END (do_fault_around's window), PTEs young. */
+void filemap_map_pages(struct engine *e, uint32_t pfn, uint64_t start, uint64_t end);
+void page_cache_index_free(struct engine *e);
 /* folio_referenced: test and clear the young bit of the folio's mapping;
  * with MGLRU a young one is looked around (lru_gen_look_around). */
 int folio_referenced(struct engine *e, uint32_t pfn, struct scan_control *sc, uint32_t *vm_exec);

@@ -4,8 +4,9 @@
  * fault and read paths of mm/filemap.c, and exit_mmap (mm/mmap.c).
  *
  * Left out (DEVIATIONS.md): page tables and VMAs (one mapping per folio,
- * a PG_mapped flag and its young bit), fault-around, large folios; a
- * folio being read is installed when its read is issued.
+ * a PG_mapped flag and its young bit; fault-around's window is aligned on
+ * the file offset, not the address), large folios; a folio being read is
+ * installed when its read is issued.
  */
 #include "internal.h"
 #include "swap_state.h"
@@ -55,6 +56,25 @@ void release_page(struct engine *e, uint32_t pfn)
 	if (f->flags & PG_lru)
 		lruvec_del_folio(e, folio_lruvec(e, pfn), pfn);
 	free_unref_folio(e, pfn);
+}
+
+/* fault_around_bytes (64 KiB) in pages: fault_around_pages. */
+#define FAULT_AROUND_PAGES 16u
+
+/* do_fault_around: a read fault on a file page (do_read_fault; not a
+ * write fault, which copies or dirties: do_cow_fault, do_shared_fault)
+ * first maps the cached pages of its fault_around_pages-aligned window,
+ * by ->map_pages (filemap_map_pages), then, if the page itself was not
+ * among them, reads it.  The kernel aligns the window on the address
+ * (clamped to the VMA and the page table); the trace has neither, so it
+ * is aligned on the file offset here and clamped to the file's pages.
+ * That is the kernel's window wherever a file is mapped at an address
+ * congruent to its offset modulo 64 KiB, as x86-64 ELF segments are
+ * (p_align 2 MiB: address and offset agree modulo it). */
+static void do_fault_around(struct engine *e, uint32_t pfn)
+{
+	uint64_t from = e->v->pages[pfn].index & ~(uint64_t)(FAULT_AROUND_PAGES - 1);
+	filemap_map_pages(e, pfn, from, from + FAULT_AROUND_PAGES - 1);
 }
 
 /* A page that is not resident is brought in, as do_anonymous_page,
@@ -155,6 +175,8 @@ int fault_in(struct engine *e, struct task_state *t, uint32_t pfn, unsigned op, 
 	if (op == VMR_OP_LOAD || op == VMR_OP_STORE) {
 		count_vm_events(e, VM_pgfault, 1);
 		f->flags |= PG_mapped | PG_young;
+		if (file && op == VMR_OP_LOAD)
+			do_fault_around(e, pfn);
 	}
 	/* A new anonymous page is dirty from the start: it has no copy. */
 	if (op == VMR_OP_STORE || op == VMR_OP_WRITE || (!file && !(f->flags & PG_swapcache)))
@@ -213,6 +235,8 @@ int access_page(struct engine *e, struct task_state *t, uint32_t pfn, unsigned o
 		if (!(f->flags & PG_mapped)) {
 			count_vm_events(e, VM_pgfault, 1);   /* minor: map a cached page */
 			f->flags |= PG_mapped;
+			if (file && op == VMR_OP_LOAD)
+				do_fault_around(e, pfn);
 			/* do_swap_page found it in the swap cache; then
 			 * should_try_to_free_swap, as for a swap-in. */
 			if (f->flags & PG_swapcache) {

@@ -594,6 +594,7 @@ void engine_free(struct engine *e)
 		munmap(e->folio, e->folio_bytes);
 	swap_ra_free(e);
 	shadow_nodes_free(e);
+	page_cache_index_free(e);
 	free(e->memcgs);
 	free(e->tasks);
 	free(e->wait_tasks);

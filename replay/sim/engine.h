@@ -138,6 +138,9 @@ struct engine {
 	simtime_t trace_t0;          /* the trace's time of the replay's time 0 */
 	struct mm_run *proc_runs;    /* every anonymous page, grouped by process */
 	uint64_t exit_mmap_visited;  /* folios exit_mmap looked at (test_exit_mmap) */
+	uint32_t *page_cache;        /* the trace's file pages by (device, inode, index):
+				      * filemap_map_pages' mapping->i_pages (mm/filemap.c) */
+	uint32_t nr_page_cache;
 
 	/* The devices, and the swap space on one of them. */
 	struct backing swap, file;
