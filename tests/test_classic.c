@@ -425,6 +425,42 @@ static void exec_activated(void **state)
 	unlink(path);
 }
 
+/* ---- fault-around ---------------------------------------------------------- */
+
+/* do_fault_around + filemap_map_pages: 40 pages of one file are read()
+ * into the cache (cached, not mapped), then a read fault on page 20 maps
+ * its 16-page window, 16..31, the faulting page included; a write fault
+ * on page 5 (do_shared_fault) maps page 5 only; a read fault on page 37
+ * maps 32..39, its window 32..47 clamped to the file's pages.  Each fault
+ * counts once in pgfault (3), the pages mapped around it not at all, and
+ * every page mapped has a young PTE.  A memcg of 100 pages: no reclaim. */
+static void fault_around_window(void **state)
+{
+	(void)state;
+	char path[64];
+	snprintf(path, sizeof(path), "/tmp/test_classic_fa.%d.vmr", (int)getpid());
+	enum { N = 40 };
+	uint8_t kind[N];
+	memset(kind, 1, sizeof(kind));
+	struct vmr_rec r[4] = { fixture_run(0, VMR_OP_READ, 1, N), fixture_rec(20, VMR_OP_LOAD, 1, 10),
+				fixture_rec(5, VMR_OP_STORE, 1, 10), fixture_rec(37, VMR_OP_LOAD, 1, 10) };
+	struct fixture_task t = { 0, r, 4 };
+	struct vmr v;
+	struct engine e;
+	replay_fixture(&e, &v, path, policy_find("classic"), &t, N, kind, 100, 0, "zram");
+	assert_int_equal(e.vm[VM_pgfault], 3);
+	assert_int_equal(e.vm[VM_pgscan_file], 0);
+	for (uint32_t p = 0; p < N; p++) {
+		int mapped = p == 5 || p >= 16;
+		assert_true(e.folio[p].flags & PG_resident);
+		assert_int_equal(!!(e.folio[p].flags & PG_mapped), mapped);
+		assert_int_equal(!!(e.folio[p].flags & PG_young), mapped);
+	}
+	engine_free(&e);
+	vmr_close(&v);
+	unlink(path);
+}
+
 /* ---- a parent waits for its child (engine.c's task_wait) ---------------- */
 
 /* The reader's shape in small: a shell (tid 100) forks a child (pid 200)
@@ -701,6 +737,7 @@ int main(void)
 		cmocka_unit_test(oom_below_working_set),
 		cmocka_unit_test(parent_waits_for_child),
 		cmocka_unit_test(exec_activated),
+		cmocka_unit_test(fault_around_window),
 		cmocka_unit_test(precached_charged_outside),
 		cmocka_unit_test(readahead_pages),
 		cmocka_unit_test(shadow_shrinker),
