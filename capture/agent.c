@@ -45,6 +45,8 @@
 #include <tracefs.h>
 #include <event-parse.h>
 
+#include "blk_geometry.h"
+#include "blk_latency.h"
 #include "vmreplay_tp.h"
 #include "vmreplay_kernel_tp.h"
 #include "vmreplay_capture_tp.h"
@@ -52,6 +54,7 @@
 #define PROG "vmreplay-capture-agent"
 #define CLONE_THREAD_FLAG 0x00010000ull
 #define DRAIN_MS 10
+#define BLOCK_BUFFER_KB 1024
 
 static volatile sig_atomic_t stop_requested;
 
@@ -250,10 +253,11 @@ enum bridge_kind {
 	B_KSWAPD_WAKE, B_KSWAPD_SLEEP, B_WAKEUP_KSWAPD, B_LRU_ISOLATE,
 	B_SHRINK_INACTIVE, B_SHRINK_ACTIVE, B_THROTTLED, B_WRITE_FOLIO,
 	B_FAULT_USER, B_FILEMAP_ADD, B_FILEMAP_DELETE, B_FILEMAP_GET_PAGES,
-	B_DAMON, B_FORK, B_EXEC, B_EXIT, B_NEWTASK, NR_BRIDGE
+	B_DAMON, B_FORK, B_EXEC, B_EXIT, B_NEWTASK, B_RQ_ISSUE, B_RQ_COMPLETE, NR_BRIDGE
 };
 
-/* Where an event is read from: 'T' the task instance, 'K' the kswapd one. */
+/* Where an event is read from: 'T' the task instance, 'K' the kswapd one,
+ * 'B' the block one (not re-emitted: the device latencies, blk_latency.h). */
 struct bridge_spec {
 	enum bridge_kind kind;
 	const char *system, *event;
@@ -312,6 +316,11 @@ static const struct bridge_spec specs[] = {
 	  "comm ~ \"kswapd*\"" },
 	{ B_DAMON, "damon", "damon_aggregated", 'K', 0,
 	  { "target_id", "nr_regions", "start", "end", "nr_accesses", "age" }, "KDAMOND" },
+	/* Every task's requests: a device's latency is the device's, whoever
+	 * issued the request (its completion runs in interrupt context). */
+	{ B_RQ_ISSUE, "block", "block_rq_issue", 'B', 0, { "dev", "sector", "nr_sector" }, 0 },
+	{ B_RQ_COMPLETE, "block", "block_rq_complete", 'B', 0,
+	  { "dev", "sector", "nr_sector", "error" }, 0 },
 };
 #define NR_SPECS (sizeof(specs) / sizeof(specs[0]))
 
@@ -335,7 +344,29 @@ struct inst {
 
 static struct tep_handle *tep;
 static struct inst inst_task = { .where = 'T' }, inst_kswapd = { .where = 'K' };
+static struct inst inst_block = { .where = 'B' };
 static uint64_t bridged;
+
+/* The device latencies: the block requests matched, and the devices the
+ * workload's page cache read from (mm_filemap_add_to_page_cache's s_dev,
+ * kernel dev_t), the busiest of which is its file device. */
+static struct blk_latency *blk;
+static uint32_t swap_disk;
+static struct { uint32_t s_dev; uint64_t n; } fsdevs[16];
+static size_t nr_fsdevs;
+
+static void note_fsdev(uint32_t s_dev)
+{
+	if (!(s_dev >> 20))
+		return;         /* an anonymous device (tmpfs, ...): no disk */
+	for (size_t i = 0; i < nr_fsdevs; i++)
+		if (fsdevs[i].s_dev == s_dev) {
+			fsdevs[i].n++;
+			return;
+		}
+	if (nr_fsdevs < sizeof(fsdevs) / sizeof(fsdevs[0]))
+		fsdevs[nr_fsdevs++] = (typeof(fsdevs[0])){ s_dev, 1 };
+}
 
 /* Pids whose maps should be read soon (an exec was seen). */
 static int *maps_dirty;
@@ -417,6 +448,15 @@ static int on_record(struct tep_event *ev, struct tep_record *rec, int cpu, void
 	s0[0] = s1[0] = '\0';
 
 	switch (r->spec->kind) {
+	case B_RQ_ISSUE:
+	case B_RQ_COMPLETE:
+		field_str(r->str[0], rec, s0, sizeof(s0));
+		if (r->spec->kind == B_RQ_COMPLETE)
+			blk_latency_complete(blk, k.kts, (uint32_t)k.v[0], k.v[1], (uint32_t)k.v[2], s0,
+					     (int)k.v[3]);
+		else if (blk_latency_issue(blk, k.kts, (uint32_t)k.v[0], k.v[1], (uint32_t)k.v[2], s0))
+			die("out of memory");
+		return stop_requested > 1;
 	case B_NEWTASK: {
 		/* In the parent's context: the child's thread group follows
 		 * from CLONE_THREAD.  Not re-emitted (fork carries the tree). */
@@ -482,7 +522,10 @@ static int on_record(struct tep_event *ev, struct tep_record *rec, int cpu, void
 		case B_THROTTLED: lttng_ust_tracepoint(vmreplay_kernel, mm_vmscan_throttled, &k); break;
 		case B_WRITE_FOLIO: lttng_ust_tracepoint(vmreplay_kernel, mm_vmscan_write_folio, &k); break;
 		case B_FAULT_USER: lttng_ust_tracepoint(vmreplay_kernel, x86_exceptions_page_fault_user, &k); break;
-		case B_FILEMAP_ADD: lttng_ust_tracepoint(vmreplay_kernel, mm_filemap_add_to_page_cache, &k); break;
+		case B_FILEMAP_ADD:
+			note_fsdev((uint32_t)k.v[3]);
+			lttng_ust_tracepoint(vmreplay_kernel, mm_filemap_add_to_page_cache, &k);
+			break;
 		case B_FILEMAP_DELETE: lttng_ust_tracepoint(vmreplay_kernel, mm_filemap_delete_from_page_cache, &k); break;
 		case B_FILEMAP_GET_PAGES: lttng_ust_tracepoint(vmreplay_kernel, mm_filemap_get_pages, &k); break;
 		case B_DAMON: lttng_ust_tracepoint(vmreplay_kernel, damon_aggregated, &k); break;
@@ -511,7 +554,7 @@ static void inst_write(struct inst *in, const char *file, const char *val)
 		die("tracefs instance %s: cannot write '%s' to %s: %s", in->name, val, file, strerror(errno));
 }
 
-static void inst_create(struct inst *in, const char *suffix)
+static void inst_create(struct inst *in, const char *suffix, unsigned buffer_kb)
 {
 	snprintf(in->name, sizeof(in->name), "%s-%s", opt.prefix, suffix);
 	if (tracefs_instance_exists(in->name))
@@ -522,7 +565,7 @@ static void inst_create(struct inst *in, const char *suffix)
 	tracefs_trace_off(in->ti);
 	inst_write(in, "trace_clock", "mono");
 	char kb[32];
-	snprintf(kb, sizeof(kb), "%u", opt.buffer_kb);
+	snprintf(kb, sizeof(kb), "%u", buffer_kb);
 	inst_write(in, "buffer_size_kb", kb);
 	/* Drop new records when full (counted), never overwrite old ones. */
 	inst_write(in, "options/overwrite", "0");
@@ -565,6 +608,9 @@ static void inst_enable(struct inst *in, const struct bridge_spec *sp)
 		r->str[0] = tep_find_field(ev, "filename");
 	} else if (sp->kind == B_EXIT) {
 		r->str[0] = tep_find_field(ev, "comm");
+	} else if (sp->kind == B_RQ_ISSUE || sp->kind == B_RQ_COMPLETE) {
+		if (!(r->str[0] = tep_find_field(ev, "rwbs")))
+			die("%s:%s has no field rwbs on this kernel (format changed?)", sp->system, sp->event);
 	}
 	if (sp->filter) {
 		char filter[128];
@@ -1055,6 +1101,50 @@ static void emit_session(void)
 	}
 }
 
+/* The swap area's disk and sectors: the first area of --swap-device (a
+ * capture sets up one). */
+static void setup_blk_latency(void)
+{
+	struct blk_extent *ext = NULL;
+	size_t nr_ext = 0;
+	if (strcmp(opt.swap_kind, "none") != 0 && opt.swap_device[0]) {
+		char path[4096];
+		snprintf(path, sizeof(path), "%.*s", (int)strcspn(opt.swap_device, ","), opt.swap_device);
+		swap_disk = blk_swap_area(path, &ext, &nr_ext);
+	}
+	blk = blk_latency_new(swap_disk, ext, nr_ext);
+	free(ext);
+	if (!blk)
+		die("out of memory");
+}
+
+static void emit_one_latency(const char *device, uint32_t disk, enum blk_kind kind)
+{
+	struct blk_stat st;
+	blk_latency_stat(blk, disk, kind, &st);
+	if (!st.nr[BLK_READ] && !st.nr[BLK_WRITE])
+		return;
+	char name[32];
+	snprintf(name, sizeof(name), "%u:%u", disk >> 20, disk & 0xfffff);
+	lttng_ust_tracepoint(vmreplay_capture, device_latency, device, name, st.nr[BLK_READ],
+			     st.median_ns[BLK_READ], st.nr[BLK_WRITE], st.median_ns[BLK_WRITE]);
+}
+
+/* The swap area's latencies, and the file device's: the disk of the file
+ * system the workload's page cache read the most pages from. */
+static void emit_device_latency(void)
+{
+	emit_one_latency("swap", swap_disk, BLK_SWAP);
+	size_t best = 0;
+	for (size_t i = 1; i < nr_fsdevs; i++)
+		if (fsdevs[i].n > fsdevs[best].n)
+			best = i;
+	uint64_t start;
+	if (nr_fsdevs)
+		emit_one_latency("file", blk_disk_of(fsdevs[best].s_dev >> 20, fsdevs[best].s_dev & 0xfffff,
+						     &start), BLK_FILE);
+}
+
 static void on_term(int sig)
 {
 	(void)sig;
@@ -1166,21 +1256,26 @@ int main(int argc, char **argv)
 
 	/* The formats of the systems we read (parsing every system's costs
 	 * a second; these are enough). */
-	const char *systems[] = { "vmscan", "exceptions", "filemap", "damon", "sched", "task", NULL };
+	const char *systems[] = { "vmscan", "exceptions", "filemap", "damon", "sched", "task", "block",
+				  NULL };
 	tep = tracefs_local_events_system(NULL, systems);
 	if (!tep)
 		die("cannot read the tracefs event formats (is tracefs mounted at /sys/kernel/tracing?)");
 
-	inst_create(&inst_task, "task");
-	inst_create(&inst_kswapd, "kswapd");
+	inst_create(&inst_task, "task", opt.buffer_kb);
+	inst_create(&inst_kswapd, "kswapd", opt.buffer_kb);
+	/* A request makes two records of 64 bytes; a disk completes some
+	 * thousands a second, and the agent reads every DRAIN_MS. */
+	inst_create(&inst_block, "block", BLOCK_BUFFER_KB);
 	for (size_t i = 0; i < NR_SPECS; i++) {
 		const struct bridge_spec *sp = &specs[i];
 		if (opt.kernel_domain && sp->in_kernel_domain)
 			continue;
 		if (sp->kind == B_DAMON && (!opt.damon_dir || opt.kdamond_pid <= 0))
 			continue;
-		inst_enable(sp->where == 'T' ? &inst_task : &inst_kswapd, sp);
+		inst_enable(sp->where == 'T' ? &inst_task : sp->where == 'K' ? &inst_kswapd : &inst_block, sp);
 	}
+	setup_blk_latency();
 	/* Only the workload's tasks, and every task they create. */
 	inst_write(&inst_task, "options/event-fork", "1");
 	char pidbuf[32];
@@ -1188,6 +1283,7 @@ int main(int argc, char **argv)
 	inst_write(&inst_task, "set_event_pid", pidbuf);
 	tracefs_follow_missed_events(inst_task.ti, on_missed, &inst_task);
 	tracefs_follow_missed_events(inst_kswapd.ti, on_missed, &inst_kswapd);
+	tracefs_follow_missed_events(inst_block.ti, on_missed, &inst_block);
 
 	status("armed");
 	char line[64];
@@ -1197,6 +1293,7 @@ int main(int argc, char **argv)
 	if (r < 0 || stop_requested || strcmp(line, "go") != 0) {
 		inst_destroy(&inst_task);
 		inst_destroy(&inst_kswapd);
+		inst_destroy(&inst_block);
 		status("done 0 0");
 		return 0;
 	}
@@ -1205,6 +1302,7 @@ int main(int argc, char **argv)
 	snapshot(1);
 	tracefs_trace_on(inst_task.ti);
 	tracefs_trace_on(inst_kswapd.ti);
+	tracefs_trace_on(inst_block.ti);
 	status("ready");
 
 	uint64_t next = now_mono() + opt.period_ms * 1000000ull;
@@ -1213,6 +1311,7 @@ int main(int argc, char **argv)
 	while (!stop_requested) {
 		inst_drain(&inst_task);
 		inst_drain(&inst_kswapd);
+		inst_drain(&inst_block);
 		if (nr_maps_dirty) {
 			for (size_t i = 0; i < nr_maps_dirty; i++)
 				snap_maps(maps_dirty[i]);
@@ -1247,19 +1346,24 @@ int main(int argc, char **argv)
 
 	tracefs_trace_off(inst_task.ti);
 	tracefs_trace_off(inst_kswapd.ti);
+	tracefs_trace_off(inst_block.ti);
 	inst_drain(&inst_task);
 	inst_drain(&inst_kswapd);
+	inst_drain(&inst_block);
 	snapshot(1);
+	emit_device_latency();
 	struct vmrc_end e = { 0 };
-	uint64_t lost_task = inst_lost(&inst_task), lost_kswapd = inst_lost(&inst_kswapd);
-	uint64_t missed = inst_task.missed + inst_kswapd.missed;
-	e.ftrace_lost = lost_task + lost_kswapd > missed ? lost_task + lost_kswapd : missed;
+	uint64_t lost = inst_lost(&inst_task) + inst_lost(&inst_kswapd) + inst_lost(&inst_block);
+	uint64_t missed = inst_task.missed + inst_kswapd.missed + inst_block.missed;
+	e.ftrace_lost = lost > missed ? lost : missed;
 	e.bridged = bridged;
 	e.workload_status = wl_status;
 	e.elapsed_ns = elapsed;
 	lttng_ust_tracepoint(vmreplay_capture, capture_end, &e);
 	inst_destroy(&inst_task);
 	inst_destroy(&inst_kswapd);
+	inst_destroy(&inst_block);
+	blk_latency_free(blk);
 	tep_free(tep);
 	status("done %llu %llu", (unsigned long long)e.ftrace_lost, (unsigned long long)bridged);
 	return 0;
