@@ -21,7 +21,8 @@
  * "armed"; on "go" it emits the session events, switches tracing on and
  * prints "ready"; on "stop" (or EOF: the front end died) it switches
  * tracing off, drains the buffers, emits the last snapshots and
- * capture_end, removes its instances and prints "done LOST BRIDGED".
+ * capture_end, removes its instances and prints "done LOST BRIDGED CPU_US"
+ * (CPU_US: its own CPU time while the workload ran).
  * Errors: one line on stderr, exit 1.  SIGINT and SIGHUP are ignored
  * (a Ctrl-C reaches the front end, which decides); SIGTERM stops.
  */
@@ -44,6 +45,7 @@
 
 #include <tracefs.h>
 #include <event-parse.h>
+#include <kbuffer.h>
 
 #include "blk_geometry.h"
 #include "blk_latency.h"
@@ -340,6 +342,12 @@ struct inst {
 	int max_id;
 	uint64_t missed;
 	int nr_enabled;
+	/* its per-CPU trace_pipe_raw, open from arming to the end (opening
+	 * them at every drain, as tracefs_iterate_raw_events does, cost the
+	 * agent 40 ms of CPU a second with nothing to read) */
+	struct tracefs_cpu **cpu;
+	int nr_cpus;
+	void *page;
 };
 
 static struct tep_handle *tep;
@@ -429,11 +437,11 @@ static void copy_comm(char dst[16], const char *src)
 	dst[n] = '\0';
 }
 
-static int on_record(struct tep_event *ev, struct tep_record *rec, int cpu, void *ctx)
+static void on_record(struct tep_event *ev, struct tep_record *rec, int cpu, void *ctx)
 {
 	struct inst *in = ctx;
 	if (ev->id < 0 || ev->id > in->max_id || !in->by_id[ev->id].spec)
-		return stop_requested > 1;
+		return;
 	struct resolved *r = &in->by_id[ev->id];
 	struct vmrk_rec k;
 	memset(&k, 0, sizeof(k));
@@ -456,7 +464,7 @@ static int on_record(struct tep_event *ev, struct tep_record *rec, int cpu, void
 					     (int)k.v[3]);
 		else if (blk_latency_issue(blk, k.kts, (uint32_t)k.v[0], k.v[1], (uint32_t)k.v[2], s0))
 			die("out of memory");
-		return stop_requested > 1;
+		return;
 	case B_NEWTASK: {
 		/* In the parent's context: the child's thread group follows
 		 * from CLONE_THREAD.  Not re-emitted (fork carries the tree). */
@@ -469,7 +477,7 @@ static int on_record(struct tep_event *ev, struct tep_record *rec, int cpu, void
 			field_str(cf, rec, s0, sizeof(s0));
 			copy_comm(t->comm, s0);
 		}
-		return stop_requested > 1;
+		return;
 	}
 	case B_FORK: {
 		int ptid = (int)k.v[0], ctid = (int)k.v[1];
@@ -533,20 +541,8 @@ static int on_record(struct tep_event *ev, struct tep_record *rec, int cpu, void
 		}
 	}
 	bridged++;
-	return stop_requested > 1;      /* 1 stops the iteration */
 }
 
-static int on_missed(struct tep_event *ev, struct tep_record *rec, int cpu, void *ctx)
-{
-	(void)ev;
-	(void)cpu;
-	struct inst *in = ctx;
-	if (rec->missed_events > 0)
-		in->missed += (uint64_t)rec->missed_events;
-	else if (rec->missed_events < 0)
-		in->missed += 1;        /* unknown count: at least one */
-	return 0;
-}
 
 static void inst_write(struct inst *in, const char *file, const char *val)
 {
@@ -650,15 +646,62 @@ static uint64_t inst_lost(struct inst *in)
 	return lost;
 }
 
+/* Opens the instance's per-CPU ring buffers for non-blocking reads. */
+static void inst_open_cpus(struct inst *in)
+{
+	if (!in->nr_enabled)
+		return;
+	in->nr_cpus = (int)sysconf(_SC_NPROCESSORS_CONF);
+	in->cpu = calloc((size_t)in->nr_cpus, sizeof(*in->cpu));
+	if (!in->cpu)
+		die("out of memory");
+	int size = 0;
+	for (int c = 0; c < in->nr_cpus; c++) {
+		/* a CPU that is not possible has no buffer: nothing to read */
+		in->cpu[c] = tracefs_cpu_open(in->ti, c, true);
+		if (in->cpu[c] && tracefs_cpu_read_size(in->cpu[c]) > size)
+			size = tracefs_cpu_read_size(in->cpu[c]);
+	}
+	if (size <= 0 || !(in->page = malloc((size_t)size)))
+		die("cannot open the ring buffers of tracefs instance %s", in->name);
+}
+
+/* Every record the instance's buffers hold now, oldest first per CPU
+ * (read() of trace_pipe_raw hands over a sub-buffer, partly filled or
+ * whole, until none is left). */
 static void inst_drain(struct inst *in)
 {
-	if (!in->ti || !in->nr_enabled)
-		return;
-	tracefs_iterate_raw_events(tep, in->ti, NULL, 0, on_record, in);
+	struct kbuffer *kbuf = tep_kbuffer(tep);
+	for (int c = 0; in->cpu && c < in->nr_cpus; c++) {
+		while (in->cpu[c] && tracefs_cpu_read(in->cpu[c], in->page, true) > 0) {
+			if (kbuffer_load_subbuffer(kbuf, in->page) < 0)
+				break;
+			int missed = kbuffer_missed_events(kbuf);
+			if (missed)     /* < 0: an unknown count, at least one */
+				in->missed += missed > 0 ? (uint64_t)missed : 1;
+			unsigned long long ts;
+			for (void *data = kbuffer_read_event(kbuf, &ts); data;
+			     data = kbuffer_next_event(kbuf, &ts)) {
+				struct tep_record rec = {
+					.ts = ts, .data = data, .cpu = c, .size = kbuffer_event_size(kbuf),
+				};
+				struct tep_event *ev = tep_find_event_by_record(tep, &rec);
+				if (ev)
+					on_record(ev, &rec, c, in);
+			}
+		}
+	}
 }
 
 static void inst_destroy(struct inst *in)
 {
+	for (int c = 0; in->cpu && c < in->nr_cpus; c++)
+		if (in->cpu[c])
+			tracefs_cpu_close(in->cpu[c]);
+	free(in->cpu);
+	free(in->page);
+	in->cpu = NULL;
+	in->page = NULL;
 	if (!in->ti)
 		return;
 	tracefs_trace_off(in->ti);
@@ -1145,6 +1188,16 @@ static void emit_device_latency(void)
 						     &start), BLK_FILE);
 }
 
+/* The agent's CPU time so far (user and system), in us. */
+static uint64_t cpu_time_us(void)
+{
+	struct rusage ru;
+	if (getrusage(RUSAGE_SELF, &ru) != 0)
+		return 0;
+	return (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000u +
+	       (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
+}
+
 static void on_term(int sig)
 {
 	(void)sig;
@@ -1281,9 +1334,9 @@ int main(int argc, char **argv)
 	char pidbuf[32];
 	snprintf(pidbuf, sizeof(pidbuf), "%d", opt.root_pid);
 	inst_write(&inst_task, "set_event_pid", pidbuf);
-	tracefs_follow_missed_events(inst_task.ti, on_missed, &inst_task);
-	tracefs_follow_missed_events(inst_kswapd.ti, on_missed, &inst_kswapd);
-	tracefs_follow_missed_events(inst_block.ti, on_missed, &inst_block);
+	inst_open_cpus(&inst_task);
+	inst_open_cpus(&inst_kswapd);
+	inst_open_cpus(&inst_block);
 
 	status("armed");
 	char line[64];
@@ -1303,6 +1356,7 @@ int main(int argc, char **argv)
 	tracefs_trace_on(inst_task.ti);
 	tracefs_trace_on(inst_kswapd.ti);
 	tracefs_trace_on(inst_block.ti);
+	uint64_t cpu0 = cpu_time_us();
 	status("ready");
 
 	uint64_t next = now_mono() + opt.period_ms * 1000000ull;
@@ -1338,6 +1392,8 @@ int main(int argc, char **argv)
 		if (r < 0 || (r > 0 && strncmp(line, "stop", 4) == 0))
 			break;
 	}
+	/* What the agent took of the CPUs the workload ran on. */
+	uint64_t cpu_us = cpu_time_us() - cpu0;
 	/* "stop STATUS ELAPSED_NS": how the workload ended, for capture_end. */
 	int wl_status = -1;
 	unsigned long long elapsed = 0;
@@ -1365,6 +1421,7 @@ int main(int argc, char **argv)
 	inst_destroy(&inst_block);
 	blk_latency_free(blk);
 	tep_free(tep);
-	status("done %llu %llu", (unsigned long long)e.ftrace_lost, (unsigned long long)bridged);
+	status("done %llu %llu %llu", (unsigned long long)e.ftrace_lost, (unsigned long long)bridged,
+	       (unsigned long long)cpu_us);
 	return 0;
 }

@@ -1335,15 +1335,16 @@ out:
 		waitpid(c.workload, NULL, 0);
 	}
 	uint64_t lost = 0, bridged = 0, discarded = 0;
+	unsigned long long agent_cpu_us = 0;
 	int have_counts = 0;
 	if (c.agent > 0) {
 		char line[96];
 		snprintf(line, sizeof(line), "stop %d %llu\n", wl_status,
 			 (unsigned long long)(t1 > t0 ? t1 - t0 : 0));
 		agent_send(&c, line);
-		if (agent_read(&c, 120000) == 0 && sscanf(c.agent_line, "done %llu %llu",
+		if (agent_read(&c, 120000) == 0 && sscanf(c.agent_line, "done %llu %llu %llu",
 							  (unsigned long long *)&lost,
-							  (unsigned long long *)&bridged) == 2)
+							  (unsigned long long *)&bridged, &agent_cpu_us) == 3)
 			have_counts = 1;
 		close(c.agent_ctl);
 		close(c.agent_status);
@@ -1387,11 +1388,14 @@ out:
 		fprintf(stderr, "vmreplay capture: workload %s after %.3f s (status %d)\n",
 			wl_status >= 128 ? "killed" : wl_status == 0 ? "ended" : "failed",
 			(double)(t1 - t0) / 1e9, wl_status);
-		if (have_counts)
+		if (have_counts) {
 			fprintf(stderr, "vmreplay capture: discarded events: %llu (LTTng), %llu (ftrace); "
 				"%llu kernel events bridged\n", (unsigned long long)discarded,
 				(unsigned long long)lost, (unsigned long long)bridged);
-		else
+			/* what the recording took from the workload's CPUs */
+			fprintf(stderr, "vmreplay capture: the agent used %.3f s of CPU while the workload "
+				"ran\n", agent_cpu_us / 1e6);
+		} else
 			fprintf(stderr, "vmreplay capture: discarded events: %llu (LTTng), unknown "
 				"(ftrace: the agent did not report)\n", (unsigned long long)discarded);
 		if (discarded || lost)
