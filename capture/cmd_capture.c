@@ -43,6 +43,7 @@
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/swap.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -140,6 +141,7 @@ struct capture {
 	char session[128];
 	char prefix[64];
 	pid_t agent, workload;
+	struct rusage wl_ru;        /* the workload's and its reaped children's */
 	int agent_ctl, agent_status;
 	int wl_go;
 	char agent_line[256];
@@ -919,7 +921,7 @@ static int wait_workload(struct capture *c)
 	uint64_t kill_at = 0;
 	int requests = 0, status = 0;
 	for (;;) {
-		pid_t w = waitpid(c->workload, &status, WNOHANG);
+		pid_t w = wait4(c->workload, &status, WNOHANG, &c->wl_ru);
 		if (w == c->workload)
 			break;
 		if (w < 0 && errno == ECHILD)
@@ -1384,6 +1386,13 @@ out:
 		fprintf(stderr, "vmreplay capture: workload %s after %.3f s (status %d); nothing recorded "
 			"(--no-trace)\n", wl_status >= 128 ? "killed" : wl_status == 0 ? "ended" : "failed",
 			(double)(t1 - t0) / 1e9, wl_status);
+	/* Its CPU time, in both modes: user time is what the machine's other
+	 * load leaves alone; tracing in the workload's context adds to its
+	 * system time. */
+	if (t0 && (c.no_trace || c.session[0]) && !c.quiet)
+		fprintf(stderr, "vmreplay capture: the workload used %.3f s user, %.3f s system CPU\n",
+			c.wl_ru.ru_utime.tv_sec + c.wl_ru.ru_utime.tv_usec / 1e6,
+			c.wl_ru.ru_stime.tv_sec + c.wl_ru.ru_stime.tv_usec / 1e6);
 	if (c.session[0] && t0) {
 		fprintf(stderr, "vmreplay capture: workload %s after %.3f s (status %d)\n",
 			wl_status >= 128 ? "killed" : wl_status == 0 ? "ended" : "failed",
@@ -1393,8 +1402,9 @@ out:
 				"%llu kernel events bridged\n", (unsigned long long)discarded,
 				(unsigned long long)lost, (unsigned long long)bridged);
 			/* what the recording took from the workload's CPUs */
-			fprintf(stderr, "vmreplay capture: the agent used %.3f s of CPU while the workload "
-				"ran\n", agent_cpu_us / 1e6);
+			if (!c.quiet)
+				fprintf(stderr, "vmreplay capture: the agent used %.3f s of CPU while the "
+					"workload ran\n", agent_cpu_us / 1e6);
 		} else
 			fprintf(stderr, "vmreplay capture: discarded events: %llu (LTTng), unknown "
 				"(ftrace: the agent did not report)\n", (unsigned long long)discarded);
