@@ -48,7 +48,7 @@ pkgdatadir    := $(datadir)/vmreplay
 # the Slurm daemons only for the Slurm test; the packaging tools for make deb.
 DEB_PKGS := gcc clang make pkg-config scdoc libbabeltrace2-dev liblttng-ust-dev \
             libgsl-dev libtracefs-dev libtraceevent-dev libtracecmd-dev libxxhash-dev \
-            libcmocka-dev libarchive-dev zstd xz-utils \
+            libcmocka-dev libarchive-dev zstd xz-utils fio \
             babeltrace2 lttng-tools trace-cmd gnuplot-nox \
             bc poppler-utils man-db bash-completion \
             texlive-latex-base texlive-latex-recommended
@@ -84,7 +84,8 @@ UST_LIBS := $(shell pkg-config --libs lttng-ust 2>/dev/null) -ldl -lpthread
 CAPTURE_FE_SRCS := capture/cmd_capture.c capture/capture_sys.c capture/kernel_ctf.c \
                    capture/kernel_ctf_read.c capture/kernel_ctf_write.c
 CAPTURE_FE_OBJS := $(CAPTURE_FE_SRCS:%.c=$(BUILD)/%.o)
-AGENT_SRCS := capture/agent.c capture/vmreplay_kernel_tp.c capture/vmreplay_capture_tp.c
+AGENT_SRCS := capture/agent.c capture/blk_latency.c capture/blk_geometry.c \
+              capture/vmreplay_kernel_tp.c capture/vmreplay_capture_tp.c
 AGENT_OBJS := $(AGENT_SRCS:%.c=$(BUILD)/%.o) $(TP_OBJ)
 AGENT_BIN  := $(BUILD)/vmreplay-capture-agent
 TRACEFS_CFLAGS := $(shell pkg-config --cflags libtracefs libtraceevent 2>/dev/null)
@@ -150,6 +151,9 @@ $(BUILD)/workloads/%: $(BUILD)/capture/workloads/%.o $(WL_COMMON_OBJS) $(TP_OBJ)
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(LIB_OBJS)
 	@mkdir -p $(dir $@)
 	$(LINK) $^ $(LDLIBS) -lcmocka -o $@
+
+# The agent's request matching, tested on its own (it is no part of the library).
+$(BUILD)/tests/test_blk_latency: $(BUILD)/capture/blk_latency.o
 
 $(BUILD)/tests/fuzz/%: $(BUILD)/tests/fuzz/%.o $(LIB_OBJS)
 	@mkdir -p $(dir $@)

@@ -21,7 +21,8 @@
  * "armed"; on "go" it emits the session events, switches tracing on and
  * prints "ready"; on "stop" (or EOF: the front end died) it switches
  * tracing off, drains the buffers, emits the last snapshots and
- * capture_end, removes its instances and prints "done LOST BRIDGED".
+ * capture_end, removes its instances and prints "done LOST BRIDGED CPU_US"
+ * (CPU_US: its own CPU time while the workload ran).
  * Errors: one line on stderr, exit 1.  SIGINT and SIGHUP are ignored
  * (a Ctrl-C reaches the front end, which decides); SIGTERM stops.
  */
@@ -44,7 +45,10 @@
 
 #include <tracefs.h>
 #include <event-parse.h>
+#include <kbuffer.h>
 
+#include "blk_geometry.h"
+#include "blk_latency.h"
 #include "vmreplay_tp.h"
 #include "vmreplay_kernel_tp.h"
 #include "vmreplay_capture_tp.h"
@@ -52,6 +56,7 @@
 #define PROG "vmreplay-capture-agent"
 #define CLONE_THREAD_FLAG 0x00010000ull
 #define DRAIN_MS 10
+#define BLOCK_BUFFER_KB 1024
 
 static volatile sig_atomic_t stop_requested;
 
@@ -250,10 +255,12 @@ enum bridge_kind {
 	B_KSWAPD_WAKE, B_KSWAPD_SLEEP, B_WAKEUP_KSWAPD, B_LRU_ISOLATE,
 	B_SHRINK_INACTIVE, B_SHRINK_ACTIVE, B_THROTTLED, B_WRITE_FOLIO,
 	B_FAULT_USER, B_FAULT_KERNEL, B_FILEMAP_ADD, B_FILEMAP_DELETE, B_FILEMAP_GET_PAGES,
-	B_MADVISE_ENTER, B_MADVISE_EXIT, B_DAMON, B_FORK, B_EXEC, B_EXIT, B_NEWTASK, NR_BRIDGE
+	B_MADVISE_ENTER, B_MADVISE_EXIT, B_DAMON, B_FORK, B_EXEC, B_EXIT, B_NEWTASK,
+	B_RQ_ISSUE, B_RQ_COMPLETE, NR_BRIDGE
 };
 
-/* Where an event is read from: 'T' the task instance, 'K' the kswapd one. */
+/* Where an event is read from: 'T' the task instance, 'K' the kswapd one,
+ * 'B' the block one (not re-emitted: the device latencies, blk_latency.h). */
 struct bridge_spec {
 	enum bridge_kind kind;
 	const char *system, *event;
@@ -324,6 +331,11 @@ static const struct bridge_spec specs[] = {
 	  "comm ~ \"kswapd*\"" },
 	{ B_DAMON, "damon", "damon_aggregated", 'K', 0,
 	  { "target_id", "nr_regions", "start", "end", "nr_accesses", "age" }, "KDAMOND" },
+	/* Every task's requests: a device's latency is the device's, whoever
+	 * issued the request (its completion runs in interrupt context). */
+	{ B_RQ_ISSUE, "block", "block_rq_issue", 'B', 0, { "dev", "sector", "nr_sector" }, 0 },
+	{ B_RQ_COMPLETE, "block", "block_rq_complete", 'B', 0,
+	  { "dev", "sector", "nr_sector", "error" }, 0 },
 };
 #define NR_SPECS (sizeof(specs) / sizeof(specs[0]))
 
@@ -343,11 +355,39 @@ struct inst {
 	int max_id;
 	uint64_t missed;
 	int nr_enabled;
+	/* its per-CPU trace_pipe_raw, open from arming to the end (opening
+	 * them at every drain, as tracefs_iterate_raw_events does, cost the
+	 * agent 40 ms of CPU a second with nothing to read) */
+	struct tracefs_cpu **cpu;
+	int nr_cpus;
+	void *page;
 };
 
 static struct tep_handle *tep;
 static struct inst inst_task = { .where = 'T' }, inst_kswapd = { .where = 'K' };
+static struct inst inst_block = { .where = 'B' };
 static uint64_t bridged;
+
+/* The device latencies: the block requests matched, and the devices the
+ * workload's page cache read from (mm_filemap_add_to_page_cache's s_dev,
+ * kernel dev_t), the busiest of which is its file device. */
+static struct blk_latency *blk;
+static uint32_t swap_disk;
+static struct { uint32_t s_dev; uint64_t n; } fsdevs[16];
+static size_t nr_fsdevs;
+
+static void note_fsdev(uint32_t s_dev)
+{
+	if (!(s_dev >> 20))
+		return;         /* an anonymous device (tmpfs, ...): no disk */
+	for (size_t i = 0; i < nr_fsdevs; i++)
+		if (fsdevs[i].s_dev == s_dev) {
+			fsdevs[i].n++;
+			return;
+		}
+	if (nr_fsdevs < sizeof(fsdevs) / sizeof(fsdevs[0]))
+		fsdevs[nr_fsdevs++] = (typeof(fsdevs[0])){ s_dev, 1 };
+}
 
 /* Pids whose maps should be read soon (an exec was seen). */
 static int *maps_dirty;
@@ -410,11 +450,11 @@ static void copy_comm(char dst[16], const char *src)
 	dst[n] = '\0';
 }
 
-static int on_record(struct tep_event *ev, struct tep_record *rec, int cpu, void *ctx)
+static void on_record(struct tep_event *ev, struct tep_record *rec, int cpu, void *ctx)
 {
 	struct inst *in = ctx;
 	if (ev->id < 0 || ev->id > in->max_id || !in->by_id[ev->id].spec)
-		return stop_requested > 1;
+		return;
 	struct resolved *r = &in->by_id[ev->id];
 	struct vmrk_rec k;
 	memset(&k, 0, sizeof(k));
@@ -429,6 +469,15 @@ static int on_record(struct tep_event *ev, struct tep_record *rec, int cpu, void
 	s0[0] = s1[0] = '\0';
 
 	switch (r->spec->kind) {
+	case B_RQ_ISSUE:
+	case B_RQ_COMPLETE:
+		field_str(r->str[0], rec, s0, sizeof(s0));
+		if (r->spec->kind == B_RQ_COMPLETE)
+			blk_latency_complete(blk, k.kts, (uint32_t)k.v[0], k.v[1], (uint32_t)k.v[2], s0,
+					     (int)k.v[3]);
+		else if (blk_latency_issue(blk, k.kts, (uint32_t)k.v[0], k.v[1], (uint32_t)k.v[2], s0))
+			die("out of memory");
+		return;
 	case B_NEWTASK: {
 		/* In the parent's context: the child's thread group follows
 		 * from CLONE_THREAD.  Not re-emitted (fork carries the tree). */
@@ -441,7 +490,7 @@ static int on_record(struct tep_event *ev, struct tep_record *rec, int cpu, void
 			field_str(cf, rec, s0, sizeof(s0));
 			copy_comm(t->comm, s0);
 		}
-		return stop_requested > 1;
+		return;
 	}
 	case B_FORK: {
 		int ptid = (int)k.v[0], ctid = (int)k.v[1];
@@ -495,7 +544,10 @@ static int on_record(struct tep_event *ev, struct tep_record *rec, int cpu, void
 		case B_WRITE_FOLIO: lttng_ust_tracepoint(vmreplay_kernel, mm_vmscan_write_folio, &k); break;
 		case B_FAULT_USER: lttng_ust_tracepoint(vmreplay_kernel, x86_exceptions_page_fault_user, &k); break;
 		case B_FAULT_KERNEL: lttng_ust_tracepoint(vmreplay_kernel, x86_exceptions_page_fault_kernel, &k); break;
-		case B_FILEMAP_ADD: lttng_ust_tracepoint(vmreplay_kernel, mm_filemap_add_to_page_cache, &k); break;
+		case B_FILEMAP_ADD:
+			note_fsdev((uint32_t)k.v[3]);
+			lttng_ust_tracepoint(vmreplay_kernel, mm_filemap_add_to_page_cache, &k);
+			break;
 		case B_FILEMAP_DELETE: lttng_ust_tracepoint(vmreplay_kernel, mm_filemap_delete_from_page_cache, &k); break;
 		case B_FILEMAP_GET_PAGES: lttng_ust_tracepoint(vmreplay_kernel, mm_filemap_get_pages, &k); break;
 		case B_DAMON: lttng_ust_tracepoint(vmreplay_kernel, damon_aggregated, &k); break;
@@ -505,20 +557,8 @@ static int on_record(struct tep_event *ev, struct tep_record *rec, int cpu, void
 		}
 	}
 	bridged++;
-	return stop_requested > 1;      /* 1 stops the iteration */
 }
 
-static int on_missed(struct tep_event *ev, struct tep_record *rec, int cpu, void *ctx)
-{
-	(void)ev;
-	(void)cpu;
-	struct inst *in = ctx;
-	if (rec->missed_events > 0)
-		in->missed += (uint64_t)rec->missed_events;
-	else if (rec->missed_events < 0)
-		in->missed += 1;        /* unknown count: at least one */
-	return 0;
-}
 
 static void inst_write(struct inst *in, const char *file, const char *val)
 {
@@ -526,7 +566,7 @@ static void inst_write(struct inst *in, const char *file, const char *val)
 		die("tracefs instance %s: cannot write '%s' to %s: %s", in->name, val, file, strerror(errno));
 }
 
-static void inst_create(struct inst *in, const char *suffix)
+static void inst_create(struct inst *in, const char *suffix, unsigned buffer_kb)
 {
 	snprintf(in->name, sizeof(in->name), "%s-%s", opt.prefix, suffix);
 	if (tracefs_instance_exists(in->name))
@@ -537,7 +577,7 @@ static void inst_create(struct inst *in, const char *suffix)
 	tracefs_trace_off(in->ti);
 	inst_write(in, "trace_clock", "mono");
 	char kb[32];
-	snprintf(kb, sizeof(kb), "%u", opt.buffer_kb);
+	snprintf(kb, sizeof(kb), "%u", buffer_kb);
 	inst_write(in, "buffer_size_kb", kb);
 	/* Drop new records when full (counted), never overwrite old ones. */
 	inst_write(in, "options/overwrite", "0");
@@ -580,6 +620,9 @@ static void inst_enable(struct inst *in, const struct bridge_spec *sp)
 		r->str[0] = tep_find_field(ev, "filename");
 	} else if (sp->kind == B_EXIT) {
 		r->str[0] = tep_find_field(ev, "comm");
+	} else if (sp->kind == B_RQ_ISSUE || sp->kind == B_RQ_COMPLETE) {
+		if (!(r->str[0] = tep_find_field(ev, "rwbs")))
+			die("%s:%s has no field rwbs on this kernel (format changed?)", sp->system, sp->event);
 	}
 	if (sp->filter) {
 		char filter[128];
@@ -619,15 +662,62 @@ static uint64_t inst_lost(struct inst *in)
 	return lost;
 }
 
+/* Opens the instance's per-CPU ring buffers for non-blocking reads. */
+static void inst_open_cpus(struct inst *in)
+{
+	if (!in->nr_enabled)
+		return;
+	in->nr_cpus = (int)sysconf(_SC_NPROCESSORS_CONF);
+	in->cpu = calloc((size_t)in->nr_cpus, sizeof(*in->cpu));
+	if (!in->cpu)
+		die("out of memory");
+	int size = 0;
+	for (int c = 0; c < in->nr_cpus; c++) {
+		/* a CPU that is not possible has no buffer: nothing to read */
+		in->cpu[c] = tracefs_cpu_open(in->ti, c, true);
+		if (in->cpu[c] && tracefs_cpu_read_size(in->cpu[c]) > size)
+			size = tracefs_cpu_read_size(in->cpu[c]);
+	}
+	if (size <= 0 || !(in->page = malloc((size_t)size)))
+		die("cannot open the ring buffers of tracefs instance %s", in->name);
+}
+
+/* Every record the instance's buffers hold now, oldest first per CPU
+ * (read() of trace_pipe_raw hands over a sub-buffer, partly filled or
+ * whole, until none is left). */
 static void inst_drain(struct inst *in)
 {
-	if (!in->ti || !in->nr_enabled)
-		return;
-	tracefs_iterate_raw_events(tep, in->ti, NULL, 0, on_record, in);
+	struct kbuffer *kbuf = tep_kbuffer(tep);
+	for (int c = 0; in->cpu && c < in->nr_cpus; c++) {
+		while (in->cpu[c] && tracefs_cpu_read(in->cpu[c], in->page, true) > 0) {
+			if (kbuffer_load_subbuffer(kbuf, in->page) < 0)
+				break;
+			int missed = kbuffer_missed_events(kbuf);
+			if (missed)     /* < 0: an unknown count, at least one */
+				in->missed += missed > 0 ? (uint64_t)missed : 1;
+			unsigned long long ts;
+			for (void *data = kbuffer_read_event(kbuf, &ts); data;
+			     data = kbuffer_next_event(kbuf, &ts)) {
+				struct tep_record rec = {
+					.ts = ts, .data = data, .cpu = c, .size = kbuffer_event_size(kbuf),
+				};
+				struct tep_event *ev = tep_find_event_by_record(tep, &rec);
+				if (ev)
+					on_record(ev, &rec, c, in);
+			}
+		}
+	}
 }
 
 static void inst_destroy(struct inst *in)
 {
+	for (int c = 0; in->cpu && c < in->nr_cpus; c++)
+		if (in->cpu[c])
+			tracefs_cpu_close(in->cpu[c]);
+	free(in->cpu);
+	free(in->page);
+	in->cpu = NULL;
+	in->page = NULL;
 	if (!in->ti)
 		return;
 	tracefs_trace_off(in->ti);
@@ -1070,6 +1160,60 @@ static void emit_session(void)
 	}
 }
 
+/* The swap area's disk and sectors: the first area of --swap-device (a
+ * capture sets up one). */
+static void setup_blk_latency(void)
+{
+	struct blk_extent *ext = NULL;
+	size_t nr_ext = 0;
+	if (strcmp(opt.swap_kind, "none") != 0 && opt.swap_device[0]) {
+		char path[4096];
+		snprintf(path, sizeof(path), "%.*s", (int)strcspn(opt.swap_device, ","), opt.swap_device);
+		swap_disk = blk_swap_area(path, &ext, &nr_ext);
+	}
+	blk = blk_latency_new(swap_disk, ext, nr_ext);
+	free(ext);
+	if (!blk)
+		die("out of memory");
+}
+
+static void emit_one_latency(const char *device, uint32_t disk, enum blk_kind kind)
+{
+	struct blk_stat st;
+	blk_latency_stat(blk, disk, kind, &st);
+	if (!st.nr[BLK_READ] && !st.nr[BLK_WRITE])
+		return;
+	char name[32];
+	snprintf(name, sizeof(name), "%u:%u", disk >> 20, disk & 0xfffff);
+	lttng_ust_tracepoint(vmreplay_capture, device_latency, device, name, st.nr[BLK_READ],
+			     st.median_ns[BLK_READ], st.nr[BLK_WRITE], st.median_ns[BLK_WRITE]);
+}
+
+/* The swap area's latencies, and the file device's: the disk of the file
+ * system the workload's page cache read the most pages from. */
+static void emit_device_latency(void)
+{
+	emit_one_latency("swap", swap_disk, BLK_SWAP);
+	size_t best = 0;
+	for (size_t i = 1; i < nr_fsdevs; i++)
+		if (fsdevs[i].n > fsdevs[best].n)
+			best = i;
+	uint64_t start;
+	if (nr_fsdevs)
+		emit_one_latency("file", blk_disk_of(fsdevs[best].s_dev >> 20, fsdevs[best].s_dev & 0xfffff,
+						     &start), BLK_FILE);
+}
+
+/* The agent's CPU time so far (user and system), in us. */
+static uint64_t cpu_time_us(void)
+{
+	struct rusage ru;
+	if (getrusage(RUSAGE_SELF, &ru) != 0)
+		return 0;
+	return (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000u +
+	       (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
+}
+
 static void on_term(int sig)
 {
 	(void)sig;
@@ -1181,7 +1325,8 @@ int main(int argc, char **argv)
 
 	/* The formats of the systems we read (parsing every system's costs
 	 * a second; these are enough). */
-	const char *systems[] = { "vmscan", "exceptions", "filemap", "damon", "sched", "task", NULL };
+	const char *systems[] = { "vmscan", "exceptions", "filemap", "damon", "sched", "task", "block",
+				  NULL };
 	tep = tracefs_local_events_system(NULL, systems);
 	if (!tep)
 		die("cannot read the tracefs event formats (is tracefs mounted at /sys/kernel/tracing?)");
@@ -1195,23 +1340,28 @@ int main(int argc, char **argv)
 		free(fmt);
 	}
 
-	inst_create(&inst_task, "task");
-	inst_create(&inst_kswapd, "kswapd");
+	inst_create(&inst_task, "task", opt.buffer_kb);
+	inst_create(&inst_kswapd, "kswapd", opt.buffer_kb);
+	/* A request makes two records of 64 bytes; a disk completes some
+	 * thousands a second, and the agent reads every DRAIN_MS. */
+	inst_create(&inst_block, "block", BLOCK_BUFFER_KB);
 	for (size_t i = 0; i < NR_SPECS; i++) {
 		const struct bridge_spec *sp = &specs[i];
 		if (opt.kernel_domain && sp->in_kernel_domain)
 			continue;
 		if (sp->kind == B_DAMON && (!opt.damon_dir || opt.kdamond_pid <= 0))
 			continue;
-		inst_enable(sp->where == 'T' ? &inst_task : &inst_kswapd, sp);
+		inst_enable(sp->where == 'T' ? &inst_task : sp->where == 'K' ? &inst_kswapd : &inst_block, sp);
 	}
+	setup_blk_latency();
 	/* Only the workload's tasks, and every task they create. */
 	inst_write(&inst_task, "options/event-fork", "1");
 	char pidbuf[32];
 	snprintf(pidbuf, sizeof(pidbuf), "%d", opt.root_pid);
 	inst_write(&inst_task, "set_event_pid", pidbuf);
-	tracefs_follow_missed_events(inst_task.ti, on_missed, &inst_task);
-	tracefs_follow_missed_events(inst_kswapd.ti, on_missed, &inst_kswapd);
+	inst_open_cpus(&inst_task);
+	inst_open_cpus(&inst_kswapd);
+	inst_open_cpus(&inst_block);
 
 	status("armed");
 	char line[64];
@@ -1221,6 +1371,7 @@ int main(int argc, char **argv)
 	if (r < 0 || stop_requested || strcmp(line, "go") != 0) {
 		inst_destroy(&inst_task);
 		inst_destroy(&inst_kswapd);
+		inst_destroy(&inst_block);
 		status("done 0 0");
 		return 0;
 	}
@@ -1229,6 +1380,8 @@ int main(int argc, char **argv)
 	snapshot(1);
 	tracefs_trace_on(inst_task.ti);
 	tracefs_trace_on(inst_kswapd.ti);
+	tracefs_trace_on(inst_block.ti);
+	uint64_t cpu0 = cpu_time_us();
 	status("ready");
 
 	uint64_t next = now_mono() + opt.period_ms * 1000000ull;
@@ -1237,6 +1390,7 @@ int main(int argc, char **argv)
 	while (!stop_requested) {
 		inst_drain(&inst_task);
 		inst_drain(&inst_kswapd);
+		inst_drain(&inst_block);
 		if (nr_maps_dirty) {
 			for (size_t i = 0; i < nr_maps_dirty; i++)
 				snap_maps(maps_dirty[i]);
@@ -1263,6 +1417,8 @@ int main(int argc, char **argv)
 		if (r < 0 || (r > 0 && strncmp(line, "stop", 4) == 0))
 			break;
 	}
+	/* What the agent took of the CPUs the workload ran on. */
+	uint64_t cpu_us = cpu_time_us() - cpu0;
 	/* "stop STATUS ELAPSED_NS": how the workload ended, for capture_end. */
 	int wl_status = -1;
 	unsigned long long elapsed = 0;
@@ -1271,20 +1427,26 @@ int main(int argc, char **argv)
 
 	tracefs_trace_off(inst_task.ti);
 	tracefs_trace_off(inst_kswapd.ti);
+	tracefs_trace_off(inst_block.ti);
 	inst_drain(&inst_task);
 	inst_drain(&inst_kswapd);
+	inst_drain(&inst_block);
 	snapshot(1);
+	emit_device_latency();
 	struct vmrc_end e = { 0 };
-	uint64_t lost_task = inst_lost(&inst_task), lost_kswapd = inst_lost(&inst_kswapd);
-	uint64_t missed = inst_task.missed + inst_kswapd.missed;
-	e.ftrace_lost = lost_task + lost_kswapd > missed ? lost_task + lost_kswapd : missed;
+	uint64_t lost = inst_lost(&inst_task) + inst_lost(&inst_kswapd) + inst_lost(&inst_block);
+	uint64_t missed = inst_task.missed + inst_kswapd.missed + inst_block.missed;
+	e.ftrace_lost = lost > missed ? lost : missed;
 	e.bridged = bridged;
 	e.workload_status = wl_status;
 	e.elapsed_ns = elapsed;
 	lttng_ust_tracepoint(vmreplay_capture, capture_end, &e);
 	inst_destroy(&inst_task);
 	inst_destroy(&inst_kswapd);
+	inst_destroy(&inst_block);
+	blk_latency_free(blk);
 	tep_free(tep);
-	status("done %llu %llu", (unsigned long long)e.ftrace_lost, (unsigned long long)bridged);
+	status("done %llu %llu %llu", (unsigned long long)e.ftrace_lost, (unsigned long long)bridged,
+	       (unsigned long long)cpu_us);
 	return 0;
 }

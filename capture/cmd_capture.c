@@ -43,6 +43,7 @@
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/swap.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -141,6 +142,7 @@ struct capture {
 	char session[128];
 	char prefix[64];
 	pid_t agent, workload;
+	struct rusage wl_ru;        /* the workload's and its reaped children's */
 	int agent_ctl, agent_status;
 	int wl_go;
 	char agent_line[256];
@@ -925,7 +927,7 @@ static int wait_workload(struct capture *c)
 	uint64_t kill_at = 0;
 	int requests = 0, status = 0;
 	for (;;) {
-		pid_t w = waitpid(c->workload, &status, WNOHANG);
+		pid_t w = wait4(c->workload, &status, WNOHANG, &c->wl_ru);
 		if (w == c->workload)
 			break;
 		if (w < 0 && errno == ECHILD)
@@ -1344,15 +1346,16 @@ out:
 		waitpid(c.workload, NULL, 0);
 	}
 	uint64_t lost = 0, bridged = 0, discarded = 0;
+	unsigned long long agent_cpu_us = 0;
 	int have_counts = 0;
 	if (c.agent > 0) {
 		char line[96];
 		snprintf(line, sizeof(line), "stop %d %llu\n", wl_status,
 			 (unsigned long long)(t1 > t0 ? t1 - t0 : 0));
 		agent_send(&c, line);
-		if (agent_read(&c, 120000) == 0 && sscanf(c.agent_line, "done %llu %llu",
+		if (agent_read(&c, 120000) == 0 && sscanf(c.agent_line, "done %llu %llu %llu",
 							  (unsigned long long *)&lost,
-							  (unsigned long long *)&bridged) == 2)
+							  (unsigned long long *)&bridged, &agent_cpu_us) == 3)
 			have_counts = 1;
 		close(c.agent_ctl);
 		close(c.agent_status);
@@ -1392,15 +1395,26 @@ out:
 		fprintf(stderr, "vmreplay capture: workload %s after %.3f s (status %d); nothing recorded "
 			"(--no-trace)\n", wl_status >= 128 ? "killed" : wl_status == 0 ? "ended" : "failed",
 			(double)(t1 - t0) / 1e9, wl_status);
+	/* Its CPU time, in both modes: user time is what the machine's other
+	 * load leaves alone; tracing in the workload's context adds to its
+	 * system time. */
+	if (t0 && (c.no_trace || c.session[0]) && !c.quiet)
+		fprintf(stderr, "vmreplay capture: the workload used %.3f s user, %.3f s system CPU\n",
+			c.wl_ru.ru_utime.tv_sec + c.wl_ru.ru_utime.tv_usec / 1e6,
+			c.wl_ru.ru_stime.tv_sec + c.wl_ru.ru_stime.tv_usec / 1e6);
 	if (c.session[0] && t0) {
 		fprintf(stderr, "vmreplay capture: workload %s after %.3f s (status %d)\n",
 			wl_status >= 128 ? "killed" : wl_status == 0 ? "ended" : "failed",
 			(double)(t1 - t0) / 1e9, wl_status);
-		if (have_counts)
+		if (have_counts) {
 			fprintf(stderr, "vmreplay capture: discarded events: %llu (LTTng), %llu (ftrace); "
 				"%llu kernel events bridged\n", (unsigned long long)discarded,
 				(unsigned long long)lost, (unsigned long long)bridged);
-		else
+			/* what the recording took from the workload's CPUs */
+			if (!c.quiet)
+				fprintf(stderr, "vmreplay capture: the agent used %.3f s of CPU while the "
+					"workload ran\n", agent_cpu_us / 1e6);
+		} else
 			fprintf(stderr, "vmreplay capture: discarded events: %llu (LTTng), unknown "
 				"(ftrace: the agent did not report)\n", (unsigned long long)discarded);
 		if (discarded || lost)

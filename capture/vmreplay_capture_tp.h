@@ -148,6 +148,24 @@ LTTNG_UST_TRACEPOINT_EVENT(
     )
 )
 
+/* The median latency (issue to completion, ns) of the block requests of
+ * DEVICE ("swap": the swap area's sectors; "file": the rest of the disk
+ * the workload's page cache read from) on disk MAJ:MIN during the
+ * session, and how many there were (capture/blk_latency.h). */
+LTTNG_UST_TRACEPOINT_EVENT(
+    vmreplay_capture, device_latency,
+    LTTNG_UST_TP_ARGS(const char *, device, const char *, disk, uint64_t, nr_read, uint64_t, read_ns,
+                      uint64_t, nr_write, uint64_t, write_ns),
+    LTTNG_UST_TP_FIELDS(
+        lttng_ust_field_string(device, device)
+        lttng_ust_field_string(disk, disk)
+        lttng_ust_field_integer(uint64_t, nr_read, nr_read)
+        lttng_ust_field_integer(uint64_t, read_ns, read_ns)
+        lttng_ust_field_integer(uint64_t, nr_write, nr_write)
+        lttng_ust_field_integer(uint64_t, write_ns, write_ns)
+    )
+)
+
 LTTNG_UST_TRACEPOINT_EVENT(
     vmreplay_capture, capture_end,
     LTTNG_UST_TP_ARGS(const struct vmrc_end *, e),

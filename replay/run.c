@@ -15,24 +15,25 @@ static uint64_t meta_u64(const struct vmr *v, const char *key, uint64_t def)
 	return strtoull(buf, NULL, 10);
 }
 
-/* ",read=N,write=N[,rotational=B]" for a device the capture measured
- * (PREFIX_read_ns, PREFIX_write_ns, PREFIX_rotational), or "". */
+/* ",read=N,write=N,rotational=B" (each where known) for a device the
+ * capture measured (PREFIX_read_ns, PREFIX_write_ns: the median request
+ * latencies of capture/blk_latency.h; PREFIX_rotational), or "".  A
+ * direction the session made no request in keeps the preset's. */
 static void measured(const struct vmr *v, const char *prefix, char *out, size_t len)
 {
-	char key[64];
-	out[0] = '\0';
-	snprintf(key, sizeof(key), "%s_read_ns", prefix);
-	uint64_t rd = meta_u64(v, key, 0);
-	snprintf(key, sizeof(key), "%s_write_ns", prefix);
-	uint64_t wr = meta_u64(v, key, 0);
-	snprintf(key, sizeof(key), "%s_rotational", prefix);
-	uint64_t rot = meta_u64(v, key, UINT64_MAX);
+	static const char *const key_of[] = { "read_ns", "write_ns", "rotational" };
+	static const char *const spec_of[] = { "read", "write", "rotational" };
 	size_t off = 0;
-	if (rd && wr)
-		off += (size_t)snprintf(out + off, len - off, ",read=%llu,write=%llu",
-					(unsigned long long)rd, (unsigned long long)wr);
-	if (rot <= 1 && off < len)
-		snprintf(out + off, len - off, ",rotational=%llu", (unsigned long long)rot);
+	out[0] = '\0';
+	for (int i = 0; i < 3 && off < len; i++) {
+		char key[64];
+		snprintf(key, sizeof(key), "%s_%s", prefix, key_of[i]);
+		uint64_t x = meta_u64(v, key, UINT64_MAX);
+		/* what backing_parse takes: 1 ns to 10 s, a flag 0 or 1 */
+		if (i < 2 ? x >= 1 && x <= 10 * NSEC_PER_SEC : x <= 1)
+			off += (size_t)snprintf(out + off, len - off, ",%s=%llu", spec_of[i],
+						(unsigned long long)x);
+	}
 }
 
 void run_capture_swap(const struct vmr *v, char *spec, size_t len)

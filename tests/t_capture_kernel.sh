@@ -66,14 +66,16 @@ restored() {  # LABEL
     else nok "$1: every setting is back"; diff <(echo "$before") <(echo "$now") | sed 's/^/# /'; fi
 }
 # the workload: 2 threads storing to 48 MiB under a 32 MiB limit (memcg
-# reclaim and swap-out), then reading back a 24 MiB file
+# reclaim and swap-out), then reading back a 24 MiB file from the disk
+# (written, synced, dropped from the page cache)
 # (ASAN_OPTIONS: under check-asan, liblttng-ust's own allocations would
 # make the instrumented workload fail at exit)
 noleak="env ASAN_OPTIONS=detect_leaks=0"
 cat >"$tmp/job.sh" <<EOF
 #!/bin/sh
 $noleak $wl/anon-storm -t 2 -m 48 -n 3000 || exit 1
-head -c 24M /dev/zero > $tmp/data && cat $tmp/data > /dev/null && rm $tmp/data
+head -c 24M /dev/zero > $tmp/data && sync $tmp/data && dd if=$tmp/data iflag=nocache count=0 status=none &&
+    cat $tmp/data > /dev/null && rm $tmp/data
 EOF
 chmod +x "$tmp/job.sh"
 
@@ -133,6 +135,67 @@ vra=$(sed 's/true/1/; s/false/0/' /sys/kernel/mm/swap/vma_ra_enabled)
 check "ingest: page_cluster $(cat /proc/sys/vm/page-cluster), vma_ra_enabled $vra, swap_rotational $rot (the swap area's device)" \
     sh -c "[ '$(meta page_cluster)' = '$(cat /proc/sys/vm/page-cluster)' ] && [ '$(meta vma_ra_enabled)' = '$vra' ] &&
            { [ '$rot' = - ] || [ '$(meta swap_rotational)' = '$rot' ]; }"
+# The device latencies (capture/blk_latency.h): the median block request
+# of the swap area and of the file system the workload read, against a
+# direct measurement of the same disk after the capture (fio's median
+# completion latency of O_DIRECT 4 KiB random reads and writes, and of
+# 4 MiB reads, the largest request of a read-ahead here), inside a
+# factor of 10 either way: the capture's requests are of many sizes, and
+# the disk is shared.
+disk_of() {  # DIR: MAJ:MIN of the blk-mq disk DIR is on, or nothing
+    local d; d=$(stat -c '%Hd:%Ld' "$1")
+    [ -e "/sys/dev/block/$d/partition" ] && d=$(cat "/sys/dev/block/$d/../dev")
+    [ -d "/sys/dev/block/$d/mq" ] && echo "$d"
+}
+fio_median() {  # FILE RW BS: fio's median completion latency in ns
+    fio --name=probe --filename="$1" --size=16M --rw="$2" --bs="$3" --direct=1 --iodepth=1 \
+        --ioengine=psync --runtime=1 --time_based --output-format=json 2>/dev/null |
+        python3 -c 'import json, sys
+j = json.load(sys.stdin)["jobs"][0]
+d = j["read"] if j["read"]["total_ios"] else j["write"]
+print(int(d["clat_ns"]["percentile"]["50.000000"]))'
+}
+near() {  # X LO HI: LO/10 <= X <= 10 HI
+    [ -n "$1" ] && [ "$1" -gt 0 ] && [ $(($1 * 10)) -ge "$2" ] && [ "$1" -le $(($3 * 10)) ]
+}
+if ! command -v fio >/dev/null || ! command -v python3 >/dev/null; then
+    skip "the device latencies" "fio or python3 not installed"
+elif [ "$(meta swap_kind)" = file ] && sd=$(disk_of "$(dirname "$sw_dev")") && [ -n "$sd" ]; then
+    probe=$(dirname "$sw_dev")/vmreplay-t_capture_kernel-probe.$$
+    lr=$(fio_median "$probe" randread 4k)
+    lw=$(fio_median "$probe" randwrite 4k)
+    l4m=$(fio_median "$probe" read 4M)
+    rm -f "$probe"
+    echo "# direct (fio): 4 KiB read ${lr} ns, write ${lw} ns, 4 MiB read ${l4m} ns; capture: swap read" \
+        "$(meta swap_read_ns) ns ($(meta swap_read_requests)), write $(meta swap_write_ns) ns" \
+        "($(meta swap_write_requests)); file read $(meta file_read_ns) ns ($(meta file_read_requests))"
+    check "ingest: the swap area's disk ($sd) and its write latency (the swap-out)" \
+        sh -c "[ '$(meta swap_disk)' = '$sd' ] && [ '$(meta swap_write_requests)' -ge 1 ]"
+    check "the swap writes' median request ($(meta swap_write_ns) ns) is between a direct 4 KiB write ($lw ns) and 4 MiB read" \
+        near "$(meta swap_write_ns)" "$lw" "$l4m"
+    if [ -n "$(meta swap_read_requests)" ]; then
+        check "the swap reads' median request ($(meta swap_read_ns) ns) is near a direct 4 KiB read ($lr ns)" \
+            near "$(meta swap_read_ns)" "$lr" "$lr"
+    else
+        skip "the swap reads' median request" "the session read nothing back from swap"
+    fi
+    if [ "$(disk_of "$tmp")" = "$sd" ]; then
+        file_ok() {
+            [ "$(meta file_disk)" = "$sd" ] && [ "$(meta file_read_requests)" -ge 1 ] &&
+                near "$(meta file_read_ns)" "$lr" "$l4m"
+        }
+        check "the file reads' median request ($(meta file_read_ns) ns) is between a direct 4 KiB and 4 MiB read" \
+            file_ok
+    else
+        skip "the file reads' median request" "$tmp is not on the swap file's disk"
+    fi
+    # run sets the capture's devices up with them (run_setup, compare's report)
+    "$vmr" compare -q --policy classic "$tmp/s1.vmr" >"$tmp/cmp.txt" 2>&1
+    check "compare replays with the measured swap latencies" \
+        grep -q "ssd,size=[0-9]*M,read=$(meta swap_read_ns),write=$(meta swap_write_ns)" "$tmp/cmp.txt"
+else
+    skip "the device latencies" "the swap area is no file on a blk-mq disk ($(meta swap_kind) $sw_dev)"
+fi
 "$vmr" analyze -q -f tsv "$tmp/s1" >"$tmp/s1.an"; rc=$?
 mc=$(awk -F'\t' '$1=="summary" && $3=="memcg_reclaims" {print $4}' "$tmp/s1.an")
 check "analyze: as many memcg reclaims as begin events ($mc)" test "$mc" = "$(n 'mm_vmscan_memcg_reclaim_begin:')" -a $rc -eq 0

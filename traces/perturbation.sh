@@ -11,8 +11,11 @@
 # reclaim counters' change in /proc/vmstat over the run (this machine's
 # 24 GiB never reclaim but for the capture's cgroup).  Writes one TSV row
 # per run to FILE (default perturbation.tsv) and prints, per workload,
-# the median run time of each mode and the captured counters' medians
-# against the --no-trace min-max.  Needs root; each run holds
+# the median run time of each mode, the workload's user and system CPU
+# time in each (what the machine's other load does not change: tracing in
+# the workload's context shows in its system time), the agent's own CPU
+# time while the workload ran, and the captured counters' medians against
+# the --no-trace min-max.  Needs root; each run holds
 # /run/vmreplay-capture.lock.
 #
 #   --reps N           runs per mode (default 3)
@@ -50,7 +53,7 @@ tmp=$(mktemp -d /var/tmp/vmreplay-perturb.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 printf 'workload\tmode\trun\tseconds' >"$out.tmp"
 for c in $counters; do printf '\t%s' "$c"; done >>"$out.tmp"
-echo >>"$out.tmp"
+printf '\twl_user_s\twl_sys_s\tagent_cpu_s\n' >>"$out.tmp"
 for wl in $workloads; do
     for r in $(seq "$reps"); do
         for mode in capture no-trace; do
@@ -83,7 +86,12 @@ for wl in $workloads; do
             read -ra a <<<"$after"
             printf '%s\t%s\t%d\t%s' "$wl" "$mode" "$r" "$secs" >>"$out.tmp"
             for i in "${!a[@]}"; do printf '\t%d' $((a[i] - b[i])); done >>"$out.tmp"
-            echo >>"$out.tmp"
+            # the workload's CPU time (both modes; the machine's other load
+            # leaves it alone) and the agent's (captured runs)
+            usr=$(sed -n 's/.*the workload used \([0-9.]*\) s user, \([0-9.]*\) s system.*/\1/p' "$tmp/log")
+            sys=$(sed -n 's/.*the workload used \([0-9.]*\) s user, \([0-9.]*\) s system.*/\2/p' "$tmp/log")
+            cpu=$(sed -n 's/.*the agent used \([0-9.]*\) s of CPU.*/\1/p' "$tmp/log")
+            printf '\t%s\t%s\t%s\n' "${usr:--}" "${sys:--}" "${cpu:--}" >>"$out.tmp"
             echo "== $wl $mode $r: $secs s" >&2
         done
     done
@@ -92,7 +100,7 @@ mv "$out.tmp" "$out"
 # Per workload: run time medians and overhead; per counter the captured
 # median against the uncaptured min-max.
 awk -F'\t' '
-NR == 1 { for (i = 4; i <= NF; i++) name[i] = $i; nf = NF; next }
+NR == 1 { for (i = 4; i <= NF; i++) name[i] = $i; nf = NF - 3; next }
 $4 == "killed" { killed[$1 SUBSEP $2]++; next }
 { k = $1 SUBSEP $2; n[k]++; for (i = 4; i <= NF; i++) v[k, i, n[k]] = $i; wl[$1] = 1 }
 function med(k, i,   m, j, a, t, x, y) {
@@ -111,6 +119,9 @@ END {
         tc = med(c, 4); tu = med(u, 4)
         printf "%s: run time %.3f s captured, %.3f s [%.3f-%.3f] not: %+.0f%% (OOM-killed: %d captured, %d not)\n",
             w, tc, tu, ext(u, 4, 1), ext(u, 4, 0), (tu > 0 ? 100 * (tc - tu) / tu : 0), killed[c], killed[u]
+        printf "    workload CPU: user %.3f s captured, %.3f s [%.3f-%.3f] not; system %.3f s captured, %.3f s [%.3f-%.3f] not; the agent %.3f s\n",
+            med(c, nf + 1), med(u, nf + 1), ext(u, nf + 1, 1), ext(u, nf + 1, 0),
+            med(c, nf + 2), med(u, nf + 2), ext(u, nf + 2, 1), ext(u, nf + 2, 0), med(c, nf + 3)
         for (i = 5; i <= nf; i++) {
             lo = ext(u, i, 1); hi = ext(u, i, 0); m = med(c, i)
             printf "    %-24s captured %8d [%d-%d]  not %8d [%d-%d]  %s\n", name[i], m, ext(c, i, 1),

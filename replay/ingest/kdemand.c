@@ -20,6 +20,7 @@
 #include "kevents_priv.h"
 #include "ingest_sink.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -499,6 +500,22 @@ static void meta_session(struct kevents *k, struct sink *s)
 			ingest_sink_meta(s, "kernel_build_config", "%s", k->cap.build_config);
 			ingest_sink_meta(s, "kernel_build_patches", "%s", k->cap.build_patches);
 			ingest_sink_meta(s, "kernel_build_key", "%s", k->cap.build_key);
+		}
+	}
+	/* The devices' latencies as the capture measured them (run.c sets
+	 * the replay's devices up with them). */
+	static const char *const dev[2] = { "swap", "file" }, *const dir[2] = { "read", "write" };
+	for (int d = 0; d < 2; d++) {
+		if (k->cap.dev_disk[d][0])
+			ingest_sink_meta(s, d ? "file_disk" : "swap_disk", "%s", k->cap.dev_disk[d]);
+		for (int i = 0; i < 2; i++) {
+			char key[32];
+			if (!k->cap.dev_nr[d][i])
+				continue;
+			snprintf(key, sizeof(key), "%s_%s_ns", dev[d], dir[i]);
+			ingest_sink_meta(s, key, "%llu", (unsigned long long)k->cap.dev_ns[d][i]);
+			snprintf(key, sizeof(key), "%s_%s_requests", dev[d], dir[i]);
+			ingest_sink_meta(s, key, "%llu", (unsigned long long)k->cap.dev_nr[d][i]);
 		}
 	}
 	if (k->cap.have_end) {

@@ -88,6 +88,8 @@ static const struct kspec capture_specs[] = {
 	{ "task_comm", KK_TASK_COMM, { "kts", "tid", "pid", "$comm" } },
 	{ "damon_target", KK_DAMON_TARGET, { "kts", "target_id", "pid" } },
 	{ "capture_end", KK_CAPTURE_END, { "ftrace_lost", "bridged", "workload_status", "elapsed_ns" } },
+	{ "device_latency", KK_DEVICE_LATENCY,
+	  { "$device", "$disk", "nr_read", "read_ns", "nr_write", "write_ns" } },
 };
 
 /* MAX_RW_COUNT (INT_MAX & PAGE_MASK) in 4 KiB pages: the most one read()
@@ -479,7 +481,7 @@ int kevents_event(struct kevents *k, int kidx, const bt_message *msg, const char
 	if (c->origin == O_CAPTURE) {
 		int kind = c->spec->kind;
 		uint64_t ts = (uint64_t)nsfo;
-		if (kind != KK_CAPTURE_SESSION && kind != KK_CAPTURE_END &&
+		if (kind != KK_CAPTURE_SESSION && kind != KK_CAPTURE_END && kind != KK_DEVICE_LATENCY &&
 		    kts_time(v[0], offset, &ts) != 0)
 			return kfail(err, errlen, "%s: event %s: field kts: %llu is outside the trace's "
 				     "clock", trace, name, (unsigned long long)v[0]);
@@ -548,6 +550,25 @@ int kevents_event(struct kevents *k, int kidx, const bt_message *msg, const char
 				return kfail(err, errlen, "out of memory");
 			k->dt[k->nr_dt++] = (struct dtarget){ ts, (uint32_t)v[1], (int32_t)v[2] };
 			break;
+		case KK_DEVICE_LATENCY: {
+			const char *dev = gets(ev, &c->f[0]);
+			int d = strcmp(dev, "swap") == 0 ? 0 : strcmp(dev, "file") == 0 ? 1 : -1;
+			if (d < 0)
+				return kfail(err, errlen, "%s: event %s: field device: '%.40s' is not swap or "
+					     "file", trace, name, dev);
+			/* what a device model takes (backing_parse: 1 ns to 10 s) */
+			for (int i = 0; i < 2; i++)
+				if (v[3 + 2 * i] > 10000000000ull || (v[2 + 2 * i] && !v[3 + 2 * i]))
+					return kfail(err, errlen, "%s: event %s: field %s: %llu is not a "
+						     "latency in ns (1-10^10)", trace, name,
+						     i ? "write_ns" : "read_ns", (unsigned long long)v[3 + 2 * i]);
+			snprintf(k->cap.dev_disk[d], sizeof(k->cap.dev_disk[d]), "%s", gets(ev, &c->f[1]));
+			for (int i = 0; i < 2; i++) {
+				k->cap.dev_nr[d][i] = v[2 + 2 * i];
+				k->cap.dev_ns[d][i] = v[2 + 2 * i] ? v[3 + 2 * i] : 0;
+			}
+			break;
+		}
 		case KK_CAPTURE_END:
 			k->cap.have_end = 1;
 			k->cap.end_lost = v[0];

@@ -20,7 +20,7 @@ enum kkind {
 	KK_DAMON_PASS,                 /* made from KK_DAMON at the end */
 	KK_SCHED_SWITCH,
 	KK_CAPTURE_SESSION, KK_MEMCG_STAT, KK_PROC_MAPS, KK_TASK_COMM, KK_DAMON_TARGET,
-	KK_CAPTURE_END,
+	KK_CAPTURE_END, KK_DEVICE_LATENCY,
 };
 
 /* A demand-side event, compact (faults are most of a trace). */
@@ -124,6 +124,11 @@ struct kevents {
 		uint64_t end_lost, end_bridged, end_elapsed;
 		int64_t end_status;
 		int have_end;
+		/* the swap area's [0] and the file device's [1] request
+		 * latencies (capture/blk_latency.h): count and median ns of
+		 * reads [0] and writes [1] */
+		uint64_t dev_nr[2][2], dev_ns[2][2];
+		char dev_disk[2][32];
 	} cap;
 	struct vmr_kev *evict;         /* file folios evicted, found by the walk */
 	size_t nr_evict, cap_evict;
