@@ -9,6 +9,9 @@
 #    the kernel was built) and its events (the fault tracepoint of the
 #    test bed's patch, memcg reclaim, lru_isolate/shrink_inactive, vmstat);
 #    ingest and analyze read it on the host;
+#  - madvise populates (patch 0003): the guest's syscalls:sys_enter/
+#    sys_exit_madvise have the host's fields, and a capture's calls become
+#    the hand-counted pages of ingest's demand_madvise;
 #  - with --lru-gen n the same kernel reports lru_kind classic;
 #  - a SIGTERM to the capture stops the workload in the guest and still
 #    writes the trace; usage errors exit 2.
@@ -48,10 +51,10 @@ fi
 ok "the test bed's kernel is built and cached ($dir, $(( $(date +%s) - t0 )) s)"
 release=$(sed -n 's/^release=//p' "$dir/build-info")
 key=$(basename "$dir")
-check "build-info: source, version, config hash, the fault-tracepoint patch" \
+check "build-info: source, version, config hash, the fault-tracepoint and madvise-tracepoint patches" \
     sh -c "grep -q '^source=linux-source-6.12\$' '$dir/build-info' && grep -q '^version=6\.12\.' '$dir/build-info' &&
            grep -q '^config_sha256=[0-9a-f]\{16\}\$' '$dir/build-info' &&
-           grep -q '^patches=0001-um-exceptions-page-fault-tracepoints.patch' '$dir/build-info'"
+           grep -q '^patches=0001-um-exceptions-page-fault-tracepoints.patch,.*0003-um-madvise-syscall-tracepoints.patch' '$dir/build-info'"
 check "a second build.sh finds the cache at once" \
     test "$(timeout 20 $tb/build.sh -q)" = "$dir"
 
@@ -141,6 +144,53 @@ check "ingest: the test bed's facts in the metadata" \
 mc=$(awk -F'\t' '$1=="summary" && $3=="memcg_reclaims" {print $4}' "$tmp/on.an")
 check "analyze on the host: as many memcg reclaims as begin events ($mc)" \
     test $rc -eq 0 -a "$mc" = "$(n 'mm_vmscan_memcg_reclaim_begin:')"
+
+# --- madvise populates: demand no fault shows (patch 0003) ---------------
+# MADV_POPULATE_READ/WRITE fault pages in through GUP (faultin_page), which
+# raises no exception; the test bed's syscalls:sys_enter/sys_exit_madvise
+# record them, with the generic syscall events' fields (UML has none).
+# Hand-counted: 8 MiB never touched, POPULATE_WRITE of all of it (2,048
+# pages stored), DONTNEED of its first 2 MiB (512 freed), POPULATE_READ of
+# all of it (the 1,536 pages the task still has; the freed part maps the
+# zero page) and a POPULATE_READ of the unmapped page 0 (ENOMEM): 4 calls,
+# 1 failed, 3,584 pages populated, 512 dropped.
+cat >"$tmp/madv.py" <<'PY'
+import ctypes, mmap, sys
+libc = ctypes.CDLL(None, use_errno=True)
+libc.madvise.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int)
+buf = mmap.mmap(-1, 8 << 20)
+at = ctypes.addressof(ctypes.c_char.from_buffer(buf))
+rets = [libc.madvise(a, n, advice) for a, n, advice in
+        ((at, 8 << 20, 23), (at, 2 << 20, 4), (at, 8 << 20, 22), (0, 4096, 22))]
+sys.exit(0 if rets == [0, 0, 0, -1] else 1)
+PY
+fmt=/sys/kernel/tracing/events/syscalls
+$tb/run.sh -q -k "$dir" -- cat $fmt/sys_enter_madvise/format $fmt/sys_exit_madvise/format \
+    >"$tmp/madv.fmt" 2>&1; rc=$?
+# every field line but its C type: names, offsets, sizes, signedness
+fields() { sed -n 's/^\tfield:.* \([^ ;]*\);\t/\1\t/p' "$@"; }
+fields "$tmp/madv.fmt" >"$tmp/madv.guest"
+if [ -d $fmt/sys_enter_madvise ]; then
+    fields $fmt/sys_enter_madvise/format $fmt/sys_exit_madvise/format >"$tmp/madv.host"
+    check "syscalls:sys_enter/sys_exit_madvise in the guest: the host's fields, offsets and sizes" \
+        sh -c "[ $rc = 0 ] && [ -s '$tmp/madv.host' ] && cmp -s '$tmp/madv.guest' '$tmp/madv.host'"
+else    # (a host without syscall tracepoints: the layout the capture reads)
+    check "syscalls:sys_enter/sys_exit_madvise in the guest: behavior at offset 32, 8 bytes" \
+        sh -c "[ $rc = 0 ] && grep -q '^behavior	offset:32;	size:8;	signed:0;' '$tmp/madv.guest'"
+fi
+[ -s "$tmp/madv.guest" ] || sed 's/^/# /' "$tmp/madv.fmt"
+env "${guest_env[@]}" "$vmr" capture -q --kernel "$dir" -o "$tmp/madv" --limit 32M -s 100 --swap zram \
+    -- python3 "$tmp/madv.py" >"$tmp/madv.log" 2>&1; rc=$?
+check "capture --kernel of madvise populates: the four calls returned as expected (0, got $rc)" test $rc -eq 0
+[ $rc -eq 0 ] || sed 's/^/# /' "$tmp/madv.log"
+babeltrace2 "$tmp/madv" >"$tmp/madv.txt" 2>/dev/null
+check "events: the four madvise calls ($(grep -c 'syscall_entry_madvise:' "$tmp/madv.txt")) and their exits" \
+    test "$(grep -c 'syscall_entry_madvise:' "$tmp/madv.txt")" -eq 4 -a \
+         "$(grep -c 'syscall_exit_madvise:' "$tmp/madv.txt")" -ge 4
+"$vmr" ingest -q -o "$tmp/madv.vmr" "$tmp/madv" >/dev/null 2>"$tmp/err"; rc=$?
+madv=$(strings "$tmp/madv.vmr" 2>/dev/null | sed -n 's/^demand_madvise\t//p' | head -1)
+check "ingest: 4 calls (1 failed), 3584 pages populated, 512 dropped ($madv)" \
+    test $rc -eq 0 -a "$madv" = "4 calls (1 failed), 3584 pages populated, 512 pages dropped (DONTNEED)"
 
 # --- MGLRU off: the classic LRU of the same kernel --------------------------
 env "${guest_env[@]}" "$vmr" capture -q --kernel "$dir" --lru-gen n -o "$tmp/off" --limit 32M -- \

@@ -9,7 +9,8 @@
 #    bed's fault-tracepoint patch), the LRU (mglru with lru_gen 0x0001, or
 #    classic with 0x0000), the swappiness, a workload that ended with 0,
 #    nothing lost, and the kernel's own demand events as the demand source
-#    (faults of the test bed's tracepoint; page-cache events for the files).
+#    (faults of the test bed's tracepoint; page-cache events for the files;
+#    for mt-anon, the pages its madvise populates, patch 0003's events).
 #  - the DAMON session (traces/damon/uml-6.12-anon-storm) holds the exact
 #    stream and DAMON's regions of one run, and its README's score of the
 #    expansion rule is what build/testbed/damon-check says of its trace.
@@ -41,7 +42,7 @@ for set in traces/sessions/uml-6.12-mglru traces/sessions/uml-6.12-classic; do
         test -z "$missing"
     big=$(find "$set" -type f -size +5M | paste -sd' ')
     check "$s: no file over 5 MB${big:+ ($big)}" test -z "$big"
-    bad="" badmeta="" nodemand=""
+    bad="" badmeta="" nodemand="" nomadv=""
     for cap in "$set"/*/; do
         cap=${cap%/}
         name=$(basename "$cap")
@@ -76,12 +77,21 @@ for set in traces/sessions/uml-6.12-mglru traces/sessions/uml-6.12-classic; do
         kernel*) [ "${faults:-0}" -gt 0 ] || nodemand="$nodemand $name" ;;
         *) nodemand="$nodemand $name" ;;
         esac
+        # stress-ng populates its buffer (GUP, no fault): the madvise
+        # events of the test bed's patch 0003 carry those pages
+        case $name in mt-anon-*)
+            pop=$(meta "$tmp/m" demand_madvise | sed -n 's/.* \([0-9]*\) pages populated.*/\1/p')
+            meta "$tmp/m" kernel_build_patches | grep -q '0003-um-madvise-syscall-tracepoints.patch' &&
+                [ "${pop:-0}" -gt 0 ] || nomadv="$nomadv $name"
+        esac
     done
     check "$s: every capture has its archive and README, and ingests${bad:+ (not:$bad)}" test -z "$bad"
     check "$s: metadata: 6.12 in the test bed, $lru (lru_gen $bits), the folder's swappiness, zram, status 0, nothing lost${badmeta:+ (wrong:$badmeta)}" \
         test -z "$badmeta"
     check "$s: the demand is the kernel's own events, with the test bed's fault tracepoint${nodemand:+ (not in:$nodemand)}" \
         test -z "$nodemand"
+    check "$s: mt-anon's populates are in its demand, through the madvise events of patch 0003${nomadv:+ (not in:$nomadv)}" \
+        test -z "$nomadv"
 done
 
 # --- the DAMON session's scorer on a hand-made run ---------------------------

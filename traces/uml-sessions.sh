@@ -44,12 +44,16 @@ for set in traces/sessions/uml-6.12-mglru traces/sessions/uml-6.12-classic; do
             [ -d "$cap" ] || continue
             "$build/vmreplay" ingest -q -o "$tmp/v.vmr" "$cap" >/dev/null
             strings "$tmp/v.vmr" | grep -P '^[a-z_]+\t' >"$tmp/m"
-            printf '%s\t%s\t%s\t%s\n' "$(before demand_faults anon "$tmp/m")" "$(before demand_faults file "$tmp/m")" \
-                "$(first demand_page_cache "$tmp/m")" "$(before demand_damon 'page references' "$tmp/m")" >>"$tmp/rows"
+            madv=$(before demand_madvise 'pages populated' "$tmp/m")
+            printf '%s\t%s\t%s\t%s\t%s\n' "$(before demand_faults anon "$tmp/m")" "$(before demand_faults file "$tmp/m")" \
+                "${madv:-0}" "$(first demand_page_cache "$tmp/m")" "$(before demand_damon 'page references' "$tmp/m")" \
+                >>"$tmp/rows"
         done
         n=$(wc -l <"$tmp/rows")
         [ "$n" -gt 0 ] || continue
-        rows="$rows| $wl | $n | $(cut -f1 "$tmp/rows" | median) | $(cut -f2 "$tmp/rows" | median) | $(cut -f3 "$tmp/rows" | median) | $(cut -f4 "$tmp/rows" | median) |
+        rows="$rows| $wl | $n |"
+        for c in 1 2 3 4 5; do rows="$rows $(cut -f$c "$tmp/rows" | median) |"; done
+        rows="$rows
 "
     done
     cat >"$set/README.md" <<EOM
@@ -58,10 +62,11 @@ for set in traces/sessions/uml-6.12-mglru traces/sessions/uml-6.12-classic; do
 Made by \`traces/uml-sessions.sh\` (\`traces/sessions.sh --kernel 6.12 --lru-gen $lg\`; see
 its header for the workloads and their limits) in the test bed's guest
 (capture/testbed/README.md: Debian's linux-source-6.12 built for UML with the
-project's fault-tracepoint patch, one CPU, 1 GiB, zram swap, a cgroup v2
-limit, vm.swappiness).  A folder is WORKLOAD-swN-R: workload, swappiness,
-replicate; each holds ctf.tar.xz (the capture's CTF, which ingest reads as
-it is) and a README with the capture's command and output.  \`make fidelity\`
+project's patches, one CPU, 1 GiB, zram swap, a cgroup v2 limit,
+vm.swappiness; each capture's README names the patches its kernel had).
+A folder is WORKLOAD-swN-R: workload, swappiness, replicate; each holds
+ctf.tar.xz (the capture's CTF, which ingest reads as it is) and a README
+with the capture's command and output.  \`make fidelity\`
 replays them under $pol as captured and scores them (traces/FIDELITY.md).
 
 ## Which demand source serves which cells
@@ -69,19 +74,22 @@ replays them under $pol as captured and scores them (traces/FIDELITY.md).
 None of these workloads is instrumented, so the replay's demand is the
 kernel's own events: the fault tracepoint the test bed adds to UML
 (\`exceptions:page_fault_user\`: first touches, and under UML every touch
-after reclaim or aging cleared the emulated young bit), the page cache's
+after reclaim or aging cleared the emulated young bit), the madvise syscall
+events it adds (\`syscalls:sys_enter/sys_exit_madvise\`, patch 0003: the
+pages GUP faults in for \`MADV_POPULATE_READ/WRITE\`, which no fault event
+shows; stress-ng's \`--vm\` populates its whole buffer), the page cache's
 \`mm_filemap_get_pages\` / \`add_to_page_cache\` (reads by \`read()\`, read-ahead)
 and DAMON's regions (re-references of mapped pages, by replay/ingest/damon.h's
 rule; traces/damon/uml-6.12-anon-storm measures that rule).  Medians over
 each workload's captures, from ingest's metadata:
 
-| workload | captures | anon faults | file faults | page-cache pages read | DAMON page references |
-|---|---|---|---|---|---|
+| workload | captures | anon faults | file faults | madvise pages populated | page-cache pages read | DAMON page references |
+|---|---|---|---|---|---|---|
 ${rows}
 So the anon cells of compile, mix and mt-anon rest on the faults, with
-DAMON's references on top (the table says how many), the file cells of
-reader and mix on the page-cache events, and compile's file cells on both
-(its binaries are mapped, its headers read); no cell uses an LTTng-UST
-stream.
+DAMON's references on top (the table says how many) and, for mt-anon,
+the populated pages; the file cells of reader and mix on the page-cache
+events, and compile's file cells on both (its binaries are mapped, its
+headers read); no cell uses an LTTng-UST stream.
 EOM
 done
