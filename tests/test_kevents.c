@@ -946,6 +946,44 @@ static void kernel_mode_faults(void **state)
 	unlink(out);
 }
 
+/* A forked process that never exec'd and has no snapshot of its own has
+ * its parent's mappings (dup_mmap): a worker's read fault in the parent's
+ * file mapping is a file page, down a chain of forks too. */
+static void fork_maps(void **state)
+{
+	(void)state;
+	struct ctf c;
+	ctf_begin(&c, "forkmaps", "ust", "lttng-ust", "");
+	ctf_event_class(&c, 0, "vmreplay_capture:proc_maps", "uint64_t _kts; int32_t _pid; string _maps;");
+	ctf_event_class(&c, 1, "vmreplay_kernel:x86_exceptions_page_fault_user",
+			KCOMMON "xint64_t _address; xint64_t _ip; uint8_t _error_code;");
+	ctf_event_class(&c, 2, "vmreplay_kernel:sched_process_fork",
+			KCOMMON "string _parent_comm; int32_t _parent_tid; int32_t _parent_pid; "
+			"string _child_comm; int32_t _child_tid; int32_t _child_pid;");
+	ev(&c, 0, 1000);
+	u64(&c.ev, 1000); i32(&c.ev, 7);
+	str(&c.ev, "00050000-00054000 r-xp 00000000 08:01 77 /lib/x\n");
+	for (int i = 0; i < 2; i++) {              /* 7 forks 8, 8 forks 9 */
+		ev(&c, 2, 1500 + 1000 * (uint64_t)i);
+		kcommon(&c, 1500 + 1000 * (uint64_t)i, 7 + i);
+		str(&c.ev, "w"); i32(&c.ev, 7 + i); i32(&c.ev, 7 + i);
+		str(&c.ev, "w"); i32(&c.ev, 8 + i); i32(&c.ev, 8 + i);
+		ev(&c, 1, 2000 + 1000 * (uint64_t)i);   /* the child's read fault */
+		kcommon(&c, 2000 + 1000 * (uint64_t)i, 8 + i);
+		u64(&c.ev, 0x51000); u64(&c.ev, 0x400000); u8(&c.ev, 0x4);
+	}
+	ctf_end(&c);
+	char out[600];
+	snprintf(out, sizeof(out), "%s.vmr", c.dir);
+	struct vmr v;
+	ingest_to(&c, out, &v);
+	assert_int_equal(v.hdr->nr_accesses, 2);
+	assert_string_equal(meta(&v, "demand_faults"),
+			    "2 (0 anon incl. 0 copy-on-write and 0 outside any known mapping, 2 file)");
+	vmr_close(&v);
+	unlink(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -961,6 +999,7 @@ int main(void)
 		cmocka_unit_test(hostile_ranges),
 		cmocka_unit_test(empty_maps),
 		cmocka_unit_test(later_maps),
+		cmocka_unit_test(fork_maps),
 		cmocka_unit_test(kernel_mode_faults),
 		cmocka_unit_test(madvise_populate),
 		cmocka_unit_test(hostile_madvise),

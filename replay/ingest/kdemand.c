@@ -224,6 +224,29 @@ static int add_pending(struct walk *w, struct tinfo *t, const struct kdem *d)
 	return 0;
 }
 
+/* The mapping ADDR lies in for process PID at TS (kev_region_of).  A
+ * process forked in the trace and not exec'd since has its parent's
+ * mappings (dup_mmap copies them) until the capture snapshots its own: a
+ * worker that lives shorter than the snapshot period has none, so the
+ * parent's at the fork stand in (up the chain of forks, a few levels). */
+static const struct mreg *fault_region(struct walk *w, uint32_t pid, uint64_t ts, uint64_t addr)
+{
+	struct kevents *k = w->k;
+	for (int level = 0; level < 8; level++) {
+		uint32_t epoch = kev_epoch_of(&w->ex, pid, ts);
+		const struct mreg *r = kev_region_of(k, pid, epoch, ts, addr);
+		const struct tinfo *t = kev_tinfo(k, pid, 0);
+		if (r || epoch || !t || !t->fork_ts || kev_snap_at(k, pid, 0, ts))
+			return r;
+		const struct tinfo *parent = kev_tinfo(k, t->ppid, 0);
+		if (!parent)
+			return NULL;
+		pid = parent->pid ? parent->pid : parent->tid;
+		ts = t->fork_ts;
+	}
+	return NULL;
+}
+
 static int on_fault(struct walk *w, struct tinfo *t, const struct kdem *d)
 {
 	struct kevents *k = w->k;
@@ -234,7 +257,7 @@ static int on_fault(struct walk *w, struct tinfo *t, const struct kdem *d)
 	if (!(ec & 4))
 		k->n_fault_kernel++;
 	unsigned op = write ? VMR_OP_STORE : VMR_OP_LOAD;
-	const struct mreg *r = kev_region_of(k, d->pid, kev_epoch_of(&w->ex, d->pid, d->ts), d->ts, addr);
+	const struct mreg *r = fault_region(w, d->pid, d->ts, addr);
 	t->last_fault_file = 0;
 	if (r && r->file && !(write && r->priv)) {
 		uint64_t index = (addr - r->start + r->pgoff) >> w->shift;
@@ -558,6 +581,7 @@ int kevents_finish(struct kevents *k, struct sink *s)
 			struct tinfo *p = kev_tinfo(k, (uint32_t)e->f[0], 0), *ch = kev_tinfo(k, (uint32_t)e->f[2], 0);
 			ch->pid = (uint32_t)e->f[3];
 			ch->ppid = (uint32_t)e->f[0];
+			ch->fork_ts = e->ts_ns;
 			unpack_comm(ch->comm, &e->f[4]);
 			ch->in_tree = p->in_tree || !k->root_pid;
 			ch->named = 1;

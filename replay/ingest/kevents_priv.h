@@ -60,6 +60,7 @@ struct tinfo {
 	char comm[16];
 	uint8_t used, in_tree, kswapd, in_reclaim, last_fault_file, named, comm_seen;
 	int32_t threads;               /* of the thread group, when tid == pid */
+	uint64_t fork_ts;              /* when it was forked (0: not in the trace) */
 	uint64_t last_fault_dev, last_fault_ino;
 	size_t pend_first, pend_nr;    /* pending page-cache adds (in k->pend) */
 	/* the first get_pages of the task's current read() (kdemand.c) */
