@@ -686,6 +686,33 @@ static void capture_swappiness(void **state)
 	assert_int_equal(swappiness_of("page_size\t4096\nswappiness\t-1\n", 1), 1);
 }
 
+/* dm-delay holds every bio on its own list for the delay, however many
+ * (delay_bio, flush_delayed_bios), then the SSD queues them: 64 writes
+ * issued at 0 on dm-delay-50ms without jitter reach the SSD's 32 slots at
+ * 50 ms and finish at 50 ms + 50 us (the first 32) and + 100 us (the
+ * next 32); one issued at 1 ms finishes at 51 ms + 50 us, as the slots
+ * are free by then.  (The delay as service time had the second 32 at
+ * 100.1 ms.) */
+static void dm_delay_queue(void **state)
+{
+	(void)state;
+	struct backing_params p;
+	struct backing b;
+	char err[128];
+	assert_int_equal(backing_parse("dm-delay-50ms,jitter=0", &p, NULL, err, sizeof(err)), 0);
+	assert_int_equal(backing_init(&b, &p), 0);
+	for (int i = 0; i < 64; i++)
+		assert_int_equal(backing_submit(&b, 0, p.write_ns, 0), 50000000 + (i / 32 + 1) * 50000);
+	assert_int_equal(backing_submit(&b, 1000000, p.write_ns, 0), 51050000);
+	backing_free(&b);
+	/* The SSD alone is unchanged: 33 reads at 0 finish at 100 and 200 us. */
+	assert_int_equal(backing_parse("ssd,jitter=0", &p, NULL, err, sizeof(err)), 0);
+	assert_int_equal(backing_init(&b, &p), 0);
+	for (int i = 0; i < 33; i++)
+		assert_int_equal(backing_submit(&b, 0, p.read_ns, 0), (i / 32 + 1) * 100000);
+	backing_free(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -705,6 +732,7 @@ int main(void)
 		cmocka_unit_test(readahead_pages),
 		cmocka_unit_test(shadow_shrinker),
 		cmocka_unit_test(capture_swappiness),
+		cmocka_unit_test(dm_delay_queue),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
