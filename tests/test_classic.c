@@ -380,6 +380,46 @@ static void oom_below_working_set(void **state)
 	unlink(path);
 }
 
+/* try_charge_memcg's way to the OOM killer: a memcg of 1000 pages, all
+ * anonymous, no swap, and a 1001st page to charge.  Reclaim frees
+ * nothing; the kernel reclaims once, drains the charge stocks and
+ * reclaims again (drained), then retries while nr_retries-- is
+ * non-zero: 16 more, and a last one whose nr_retries-- is 0 calls
+ * mem_cgroup_oom.  18 memcg reclaims, then the kill; with the
+ * process's only task its victim, no charge after. */
+static void oom_after_retries(void **state)
+{
+	(void)state;
+	char path[64];
+	snprintf(path, sizeof(path), "/tmp/test_classic_r.%d.vmr", (int)getpid());
+	enum { N = 1001 };
+	struct vmr_rec r[1] = { fixture_run(0, VMR_OP_STORE, 0, N) };
+	struct fixture_task t = { 0, r, 1 };
+	struct vmr v;
+	struct engine e;
+	char err[256];
+	assert_int_equal(fixture_vmr(path, &t, 1, N, NULL, "page_size\t4096\n"), 0);
+	assert_int_equal(vmr_open(&v, path, err, sizeof(err)), 0);
+	struct engine_params p = { .policy = policy_find("classic"), .swappiness = 60, .page_cluster = 3,
+				   .vma_ra_enabled = 1, .memory_limit = 1000 * 4096,
+				   .node_memory = 1ull << 30, .seed = 1 };
+	assert_int_equal(backing_parse("zram", &p.swap, NULL, err, sizeof(err)), 0);
+	assert_int_equal(backing_parse("ssd", &p.file, NULL, err, sizeof(err)), 0);
+	assert_int_equal(engine_init(&e, &v, &p, err, sizeof(err)), 0);
+	e.records.keep = 1;
+	assert_int_equal(engine_run(&e), 0);
+	assert_int_equal(e.records.nr, 18);
+	for (uint64_t i = 0; i < e.records.nr; i++) {
+		assert_int_equal(e.records.all[i].kind, RECLAIM_MEMCG);
+		assert_int_equal(e.records.all[i].nr_reclaimed, 0);
+	}
+	assert_int_equal(e.vm[VM_oom_kill], 1);
+	assert_int_equal(e.tasks[0].accesses, 1000);
+	engine_free(&e);
+	vmr_close(&v);
+	unlink(path);
+}
+
 /* ---- VM_EXEC ------------------------------------------------------------------ */
 
 /* folio_check_references: a mapped file folio whose PTE is young is
@@ -726,6 +766,7 @@ int main(void)
 		cmocka_unit_test(early_exit_goal),
 		cmocka_unit_test(use_once_stream),
 		cmocka_unit_test(oom_below_working_set),
+		cmocka_unit_test(oom_after_retries),
 		cmocka_unit_test(parent_waits_for_child),
 		cmocka_unit_test(exec_activated),
 		cmocka_unit_test(precached_charged_outside),
