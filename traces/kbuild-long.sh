@@ -7,8 +7,9 @@
 # defconfig and `make prepare` (traces/workloads.sh's kbuild tree), a
 # build of minutes over many translation units and headers, captured on
 # this machine's kernel in a memcg of about a third of its peak, with
-# zram swap, once per SWAPPINESS (default: 100x2 1 200 176, the real
-# kernel's rows the experiment compares; NxR captures R times).  Each
+# zram swap, once per SWAPPINESS (default: 100x2 1 200 176 36 71 106
+# 141, the real kernel's rows at every point of the paper; NxR captures
+# R times; about 3 min each).  Each
 # capture goes to OUT/kbuild-long-swN-R (kernel/ and ust/, not
 # compressed: too large for git, remade by this script) beside a
 # README.md saying how it was made; analysis/experiments/swappiness.sh
@@ -45,7 +46,7 @@ while [ $# -gt 0 ]; do
     *) break ;;
     esac
 done
-points=${*:-100x2 1 200 176}
+points=${*:-100x2 1 200 176 36 71 106 141}
 root=$(cd "$(dirname "$0")/.." && pwd)
 vmr=$root/$build/vmreplay
 [ -x "$vmr" ] || { echo "kbuild-long.sh: build first: make" >&2; exit 1; }

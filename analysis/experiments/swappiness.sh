@@ -16,9 +16,9 @@
 #
 # The captures: traces/kbuild-long.sh's (`make -j2 mm/ fs/ext4/` of
 # Debian's linux-source-6.12, minutes, in a third of its peak, zram; at
-# swappiness 100 twice, 1, 200 and 176) from $VMREPLAY_EXPERIMENTS/
+# swappiness 100 twice and once at 1, 36, 71, 106, 141, 176, 200) from $VMREPLAY_EXPERIMENTS/
 # kbuild-long where that script made them (it is not run from here: its
-# five captures take a quarter of an hour).  Else traces/sessions.sh's
+# nine captures take half an hour).  Else traces/sessions.sh's
 # kbuild (a Linux build subset from
 # Debian's linux-source in a memcg of about a third of its peak), taken
 # from $VMREPLAY_EXPERIMENTS/kbuild (default /var/cache/vmreplay/
