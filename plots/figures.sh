@@ -25,7 +25,8 @@
 #       reclaim never shows it (3 seeds)
 #
 # The sweeps live in BUILD/figures/ and are resumable: a second `make
-# figures` redoes no run, an interrupted one only the missing runs.
+# figures` with the same vmreplay binary redoes no run, an interrupted
+# one only the missing runs; another binary replays them all.
 set -euo pipefail
 build=${1:-build}
 out=${2:-out}
@@ -54,7 +55,16 @@ kernel=$(awk -F'\t' '$2 == "yes" { printf "%s ", $1 }' <<<"$policies")
 say "policies: reference: ${reference:-none}; kernel: ${kernel:-none}"
 
 sweeps=$root/$build/figures
+# A run's id names vmreplay's version, which a change to the model does
+# not change: the results of another binary (the SHA-256 stamp beside
+# them) are replayed again, so that no figure mixes models.
+sum=$(sha256sum "$vmr" | cut -d' ' -f1)
+if [ -d "$sweeps" ] && [ "$(cat "$sweeps/.binary" 2>/dev/null)" != "$sum" ]; then
+    say "the sweeps in $sweeps are of another vmreplay binary: replaying again"
+    rm -rf "$sweeps"
+fi
 mkdir -p "$sweeps" "$out"
+echo "$sum" >"$sweeps/.binary"
 dirs=()
 
 # write_sweep FILE POLICIES MEMORY-LIMITS [extra lines...]: over the

@@ -84,7 +84,7 @@ set xlabel "swappiness" font ",8"; set ylabel esc(relative ? "change from baseli
 if (single) { set key below center horizontal samplen 2 font ",8" } else { unset key }; \
 do for [k = 1:npanels] { \
   v = pv(k); b = pb(k); \
-  if (single) { unset title } else { set title esc(word(policies, v) . (b > 0 ? " vs " . word(policies, b) . (relative ? "" : " (grey)") : "")) font ",9" tc rgb colour(col(v)) }; \
+  if (single) { unset title } else { set title esc(word(policies, v) . (b > 0 ? " vs " . word(policies, b) . (relative ? "" : " (grey)") : "")) font ",9" tc rgb "black" }; \
   if (relative) { set arrow 1 from graph 0, first 0 to graph 1, first 0 nohead lc rgb "#808080" } else { unset arrow 1 }; \
   if (single) { \
     plot for [i = 1:npol] datafile index (i - 1) using 1:($2 * scale):($3 * scale):($4 * scale) with @curve lw 1.5 pt pointtype(col(i)) ps 0.7 lc rgb colour(col(i)) title esc(word(policies, i)), \

@@ -380,6 +380,46 @@ static void oom_below_working_set(void **state)
 	unlink(path);
 }
 
+/* try_charge_memcg's way to the OOM killer: a memcg of 1000 pages, all
+ * anonymous, no swap, and a 1001st page to charge.  Reclaim frees
+ * nothing; the kernel reclaims once, drains the charge stocks and
+ * reclaims again (drained), then retries while nr_retries-- is
+ * non-zero: 16 more, and a last one whose nr_retries-- is 0 calls
+ * mem_cgroup_oom.  18 memcg reclaims, then the kill; with the
+ * process's only task its victim, no charge after. */
+static void oom_after_retries(void **state)
+{
+	(void)state;
+	char path[64];
+	snprintf(path, sizeof(path), "/tmp/test_classic_r.%d.vmr", (int)getpid());
+	enum { N = 1001 };
+	struct vmr_rec r[1] = { fixture_run(0, VMR_OP_STORE, 0, N) };
+	struct fixture_task t = { 0, r, 1 };
+	struct vmr v;
+	struct engine e;
+	char err[256];
+	assert_int_equal(fixture_vmr(path, &t, 1, N, NULL, "page_size\t4096\n"), 0);
+	assert_int_equal(vmr_open(&v, path, err, sizeof(err)), 0);
+	struct engine_params p = { .policy = policy_find("classic"), .swappiness = 60, .page_cluster = 3,
+				   .vma_ra_enabled = 1, .memory_limit = 1000 * 4096,
+				   .node_memory = 1ull << 30, .seed = 1 };
+	assert_int_equal(backing_parse("zram", &p.swap, NULL, err, sizeof(err)), 0);
+	assert_int_equal(backing_parse("ssd", &p.file, NULL, err, sizeof(err)), 0);
+	assert_int_equal(engine_init(&e, &v, &p, err, sizeof(err)), 0);
+	e.records.keep = 1;
+	assert_int_equal(engine_run(&e), 0);
+	assert_int_equal(e.records.nr, 18);
+	for (uint64_t i = 0; i < e.records.nr; i++) {
+		assert_int_equal(e.records.all[i].kind, RECLAIM_MEMCG);
+		assert_int_equal(e.records.all[i].nr_reclaimed, 0);
+	}
+	assert_int_equal(e.vm[VM_oom_kill], 1);
+	assert_int_equal(e.tasks[0].accesses, 1000);
+	engine_free(&e);
+	vmr_close(&v);
+	unlink(path);
+}
+
 /* ---- VM_EXEC ------------------------------------------------------------------ */
 
 /* folio_check_references: a mapped file folio whose PTE is young is
@@ -722,6 +762,33 @@ static void capture_swappiness(void **state)
 	assert_int_equal(swappiness_of("page_size\t4096\nswappiness\t-1\n", 1), 1);
 }
 
+/* dm-delay holds every bio on its own list for the delay, however many
+ * (delay_bio, flush_delayed_bios), then the SSD queues them: 64 writes
+ * issued at 0 on dm-delay-50ms without jitter reach the SSD's 32 slots at
+ * 50 ms and finish at 50 ms + 50 us (the first 32) and + 100 us (the
+ * next 32); one issued at 1 ms finishes at 51 ms + 50 us, as the slots
+ * are free by then.  (The delay as service time had the second 32 at
+ * 100.1 ms.) */
+static void dm_delay_queue(void **state)
+{
+	(void)state;
+	struct backing_params p;
+	struct backing b;
+	char err[128];
+	assert_int_equal(backing_parse("dm-delay-50ms,jitter=0", &p, NULL, err, sizeof(err)), 0);
+	assert_int_equal(backing_init(&b, &p), 0);
+	for (int i = 0; i < 64; i++)
+		assert_int_equal(backing_submit(&b, 0, p.write_ns, 0), 50000000 + (i / 32 + 1) * 50000);
+	assert_int_equal(backing_submit(&b, 1000000, p.write_ns, 0), 51050000);
+	backing_free(&b);
+	/* The SSD alone is unchanged: 33 reads at 0 finish at 100 and 200 us. */
+	assert_int_equal(backing_parse("ssd,jitter=0", &p, NULL, err, sizeof(err)), 0);
+	assert_int_equal(backing_init(&b, &p), 0);
+	for (int i = 0; i < 33; i++)
+		assert_int_equal(backing_submit(&b, 0, p.read_ns, 0), (i / 32 + 1) * 100000);
+	backing_free(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -735,6 +802,7 @@ int main(void)
 		cmocka_unit_test(early_exit_goal),
 		cmocka_unit_test(use_once_stream),
 		cmocka_unit_test(oom_below_working_set),
+		cmocka_unit_test(oom_after_retries),
 		cmocka_unit_test(parent_waits_for_child),
 		cmocka_unit_test(exec_activated),
 		cmocka_unit_test(fault_around_window),
@@ -742,6 +810,7 @@ int main(void)
 		cmocka_unit_test(readahead_pages),
 		cmocka_unit_test(shadow_shrinker),
 		cmocka_unit_test(capture_swappiness),
+		cmocka_unit_test(dm_delay_queue),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

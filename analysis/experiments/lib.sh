@@ -51,12 +51,23 @@ exp_init() {
 
 # exp_sweep FILE METRIC...: runs it into FILE's results dir, then the
 # stats (TSV) of the METRICs, the tables' (so Holm's family is theirs),
-# into FILE.stats.tsv.  Resumable: a second call redoes nothing.
+# into FILE.stats.tsv.  Resumable: a second call with the same vmreplay
+# binary redoes nothing.  A run's id names vmreplay's version, which a
+# change to the model does not change, so the results of another binary
+# (a stamp of its SHA-256 beside them) are removed first: a table never
+# mixes models.
 exp_sweep() {
-    local f=$1 m=(); shift
+    local f=$1 m=() d=${1%.sweep} sum; shift
     for x in "$@"; do m+=(-m "$x"); done
-    "$vmr" sweep -q -d "${f%.sweep}" "$f" >&2
-    "$vmr" stats "${m[@]}" -o "${f%.sweep}.stats.tsv" "${f%.sweep}"
+    sum=$(sha256sum "$vmr" | cut -d' ' -f1)
+    if [ -d "$d" ] && [ "$(cat "$d/.binary" 2>/dev/null)" != "$sum" ]; then
+        exp_say "results in $d are of another vmreplay binary: replaying again"
+        rm -rf "$d"
+    fi
+    mkdir -p "$d"
+    echo "$sum" >"$d/.binary"
+    "$vmr" sweep -q -d "$d" "$f" >&2
+    "$vmr" stats "${m[@]}" -o "${f%.sweep}.stats.tsv" "$d"
 }
 
 # exp_sweeps KIND...: per KIND the sweep the script's sweep_file KIND

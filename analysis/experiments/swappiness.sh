@@ -14,7 +14,12 @@
 # beside: the real kernel at the swappiness it was captured at.  The last
 # table is the issue's acceptance checks, computed from the same means.
 #
-# The captures: traces/sessions.sh's kbuild (a Linux build subset from
+# The captures: traces/kbuild-long.sh's (`make -j2 mm/ fs/ext4/` of
+# Debian's linux-source-6.12, minutes, in a third of its peak, zram; at
+# swappiness 100 twice and once at 1, 36, 71, 106, 141, 176, 200) from $VMREPLAY_EXPERIMENTS/
+# kbuild-long where that script made them (it is not run from here: its
+# nine captures take half an hour).  Else traces/sessions.sh's
+# kbuild (a Linux build subset from
 # Debian's linux-source in a memcg of about a third of its peak), taken
 # from $VMREPLAY_EXPERIMENTS/kbuild (default /var/cache/vmreplay/
 # experiments/kbuild) and from /var/cache/vmreplay/kbuild when its
@@ -36,7 +41,7 @@ set -euo pipefail
 # a group of tables per trace set.  --cells runs only this (tests/
 # t_experiments.sh gives it fixtures).
 cells() {
-    exp_means "$1" | awk -F'\t' -v kfile="$2" '
+    exp_means "$1" | awk -F'\t' -v kfile="$2" -v seeds="${seeds:-3}" '
 BEGIN {
     while ((getline l < kfile) > 0) {
         split(l, a, "\t")
@@ -62,7 +67,7 @@ END {
         for (q = 1; q <= nm; q++) {
             x = met[q]; id = w ":" x; unit = x ~ /_ns$/ ? "s" : "pages"
             if (!((w, x) in have)) continue   # not in these stats
-            printf "title\t%s\t%s (%s), %s: replay means of the captures (3 seeds each)%s\n", id, x, unit, w, \
+            printf "title\t%s\t%s (%s), %s: replay means of the captures (%d seed%s each)%s\n", id, x, unit, w, seeds, seeds == 1 ? "" : "s", \
                 unit == "s" || !nk ? "" : "; N (kernel): the captures at swappiness N, the mean of their kernel counters"
             printf "head\t%s\tSwappiness\tLRU\tMGLRU\tMGLRU+Patch\n", id
             for (i = 1; i <= n; i++) {
@@ -155,8 +160,19 @@ else
         echo
         sed 's/^/    /' "$cache/kbuild/kbuild-sw176-1.log"
     }
-    find_caps "$cache/kbuild"
-    [ -f /var/cache/vmreplay/kbuild/READY ] && find_caps /var/cache/vmreplay/kbuild
+    # The build at realistic scale (traces/kbuild-long.sh: minutes, in a
+    # third of its peak, zram) where its captures are: they replace the
+    # short subset, whose three compilers are anon-bound.
+    for d in "$cache/kbuild-long"/kbuild-long-sw*/; do
+        [ -d "$d/kernel" ] && caps_host+=("${d%/}")
+    done
+    long=0
+    if [ ${#caps_host[@]} -gt 0 ]; then
+        long=1
+    else
+        find_caps "$cache/kbuild"
+        [ -f /var/cache/vmreplay/kbuild/READY ] && find_caps /var/cache/vmreplay/kbuild
+    fi
     if [ ${#caps_host[@]} = 0 ]; then
         exp_say "capturing kbuild at swappiness 1, 100, 200 into $cache/kbuild (minutes each)"
         # A capture the memcg OOM killer ends is refused by sessions.sh
@@ -176,7 +192,7 @@ else
     # command the first capture ran (its README, as sessions.sh writes
     # it: the line after "vmreplay capture ... -- \"), at its limit.
     cmd=$(awk '/vmreplay capture .* -- \\$/ { getline; sub(/^ +/, ""); print; exit }' "${caps_host[0]:-/dev/null}/README.md" 2>/dev/null || true)
-    if [ -n "$cmd" ] && [[ " ${names[*]} " != *" kbuild-sw176-"* ]]; then
+    if [ "$long" = 0 ] && [ -n "$cmd" ] && [[ " ${names[*]} " != *" kbuild-sw176-"* ]]; then
         limit=$("$vmr" run -f json --policy classic "${caps_host[0]}" | sed -n 's/.*"memory_limit": \([0-9]*\).*/\1/p')
         exp_say "capturing kbuild at swappiness 176 into $cache/kbuild (limit $limit bytes): $cmd"
         mkdir -p "$cache/kbuild"
@@ -193,8 +209,9 @@ else
         fi
     fi
     [ ${#caps_host[@]} -gt 0 ] || exp_die "no kbuild captures"
-    add_set kbuild
-    for c in "${caps_host[@]}"; do add_cap kbuild "$c" LRU "this machine's classic LRU, Linux $(uname -r)"; done
+    [ "$long" = 1 ] && kset=kbuild-long || kset=kbuild
+    add_set $kset
+    for c in "${caps_host[@]}"; do add_cap $kset "$c" LRU "this machine's classic LRU, Linux $(uname -r)"; done
 fi
 # The same workload (compile) on Linux 6.12 in the test bed, MGLRU on and
 # off (traces/sessions/uml-6.12-*, traces/uml-sessions.sh): both kernels'
@@ -218,6 +235,9 @@ if [ ${#uml[@]} -gt 0 ]; then
 fi
 exp_say "${#caps[@]} captures in ${#set_names[@]} sets: ${set_names[*]}"
 
+# Seeds per capture (they only jitter the devices' latencies; the
+# captures are the replicates): 3, or VMREPLAY_SWAPPINESS_SEEDS.
+seeds=${VMREPLAY_SWAPPINESS_SEEDS:-3}
 sweep=$work/swappiness.sweep
 sweep_file() {
     local n i list
@@ -230,7 +250,7 @@ sweep_file() {
     echo "policy classic mglru mglru+swappiness"
     # swappiness: the default, 1 36 71 106 141 176 200 and the captured ones
     echo "memory-limit captured"
-    echo "seed 1-3"
+    [ "$seeds" = 1 ] && echo "seed 1" || echo "seed 1-$seeds"
 }
 exp_to "$sweep" sweep_file
 exp_sweep "$sweep" pgsteal_anon pgsteal_file pgscan_anon pgscan_file workingset_refault_anon workingset_refault_file stall_ns makespan_ns

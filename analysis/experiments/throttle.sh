@@ -11,7 +11,8 @@
 # with its swap on dm-delay 50 ms, replays each capture under mglru
 # (unpatched), mglru+iso-throttle (patched) and mglru+scan-balance, and
 # mglru+k6.12 (the model read as 6.12 reclaims, the kernel that ran it),
-# at the limit, swappiness and swap it ran with, 5 seeds, and writes one
+# at the limit and swappiness it ran with, on dm-delay-50ms (the test
+# bed records no latencies of its swap device), 5 seeds, and writes one
 # table per capture into OUT/throttle.{txt,md,tex,tsv}, the real 6.12
 # kernel's row beside.  The captures are kept in $VMREPLAY_EXPERIMENTS/
 # storm (default /var/cache/vmreplay/experiments), made when missing;
@@ -19,8 +20,8 @@
 # make figures; no capture).  Both also replay the demand-only storms
 # (traces/anon-storm-{64,192}t: recorded without a memcg on this
 # machine's two CPUs) in a 16 MiB memcg on the dm-delay-50ms preset: the
-# storm at the threads' own pace, which fills 16 MiB in 33 ms, before the
-# first 50 ms swap write completes.  And the paper's control: redis with
+# storm at the threads' own pace, which fills 16 MiB in 5 ms and has its
+# first swap writes back at 55 ms.  And the paper's control: redis with
 # a dataset larger than its 96 MiB memcg (traces/experiments/redis-6.12).
 #
 # The regime of the captures: the storm runs VMREPLAY_STORM_SECONDS
@@ -86,8 +87,8 @@ kill "$pid"; wait "$pid" || true
 SCRIPT
 }
 
-# The captures on the real kernel (replayed as captured), and the
-# demand-only storms (replayed in 16 MiB on dm-delay 50 ms).
+# The captures on the real kernel (replayed at their limit on
+# dm-delay-50ms), and the demand-only storms (replayed in 16 MiB on dm-delay 50 ms).
 cap=() dem=()
 for t in 64 192; do
     d=$root/traces/anon-storm-${t}t/ctf
@@ -138,7 +139,11 @@ fi
 
 metrics=(oom_kill work_done steal_scan_ratio mm_vmscan_throttled nr_isolated_peak pgscan_direct workingset_refault)
 # sweep_file NAME: the sweep of the captures (captured) or of the
-# demand-only storms (demand).
+# demand-only storms (demand).  The captures ran on dm-delay 50 ms over
+# a UBD file in the test bed, which records no latencies of its swap
+# device (as captured they would replay on a plain ssd): their device is
+# given, dm-delay-50ms (its default size, half the node's memory, where
+# they had 256 and 512 MiB: neither fills).
 sweep_file() {
     local c
     echo "# written by analysis/experiments/throttle.sh"
@@ -146,6 +151,7 @@ sweep_file() {
         for c in "${cap[@]}"; do echo "trace $c storm-6.12-${c##*-}"; done
         for c in "${ctl[@]}"; do echo "trace $c ${c##*/}"; done
         echo "memory-limit captured"
+        echo "swap dm-delay-50ms"
     else
         for c in "${dem[@]}"; do c=${c%/ctf}; echo "trace $c/ctf ${c##*/}"; done
         echo "memory-limit 16M"
@@ -166,11 +172,11 @@ kernel_file() {
     for c in "${cap[@]}"; do
         t=${c##*-}
         exp_kernel mglru "$c" | sed "s/^/storm-6.12-$t\t/"
-        printf 'storm-6.12-%s\ttitle\tthe storm on Linux 6.12 (test bed, MGLRU, one CPU): %s threads write 48 MiB in a 16 MiB memcg, swap on dm-delay 50 ms; replayed as captured\n' "$t" "${t%t}"
+        printf 'storm-6.12-%s\ttitle\tthe storm on Linux 6.12 (test bed, MGLRU, one CPU): %s threads write 48 MiB in a 16 MiB memcg, swap on dm-delay 50 ms; replayed at its limit on dm-delay-50ms\n' "$t" "${t%t}"
     done
     for c in "${ctl[@]}"; do
         exp_kernel mglru "$c" | sed "s/^/${c##*/}\t/"
-        printf '%s\ttitle\tthe control, redis-server on Linux 6.12 (test bed, MGLRU, one CPU): 100 MiB of values written and read back by redis-benchmark in a 96 MiB memcg, swap on dm-delay 50 ms; replayed as captured\n' "${c##*/}"
+        printf '%s\ttitle\tthe control, redis-server on Linux 6.12 (test bed, MGLRU, one CPU): 100 MiB of values written and read back by redis-benchmark in a 96 MiB memcg, swap on dm-delay 50 ms; replayed at its limit on dm-delay-50ms\n' "${c##*/}"
     done
     for c in "${dem[@]}"; do
         c=${c%/ctf} t=${c##*-}

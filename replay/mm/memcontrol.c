@@ -41,14 +41,17 @@ static int page_counter_try_charge(struct engine *e, int memcg)
 /* try_charge_memcg: charge one page; over a limit, reclaim from the memcg
  * that is over; any progress retries for free, MAX_RECLAIM_RETRIES
  * fruitless tries end in the memcg OOM killer.  Returns 0 when the task
- * was killed (the page is not charged).  With NORETRY, one reclaim and
- * then ALLOC_NOMEM if still over the limit.  The kernel retries once more
- * after its first failed reclaim, having drained the per-CPU charge
- * stocks (drain_all_stock): that second reclaim is not modelled
- * (DEVIATIONS.md). */
+ * was killed (the page is not charged).  The first reclaim that leaves
+ * the memcg over its limit is followed by drain_all_stock and a retry
+ * that reclaims again, before __GFP_NORETRY gives up or a retry counts:
+ * there are no per-CPU stocks to drain (their pages come as the
+ * session's non-LRU charge), but the second reclaim is the kernel's, so
+ * a NORETRY charge reclaims twice and an OOM takes 18 fruitless
+ * reclaims.  With NORETRY, ALLOC_NOMEM if still over the limit then. */
 int try_charge_memcg(struct engine *e, struct task_state *t, int memcg, int noretry)
 {
 	int nr_retries = MAX_RECLAIM_RETRIES;
+	int drained = 0;
 	for (;;) {
 		if (t->killed)
 			return 0;
@@ -62,6 +65,10 @@ int try_charge_memcg(struct engine *e, struct task_state *t, int memcg, int nore
 		t->stall_ns += e->sim.now - t0;
 		if (e->memcgs[over].usage < e->memcgs[over].max)
 			continue;
+		if (!drained) {
+			drained = 1;       /* drain_all_stock(mem_over_limit) */
+			continue;
+		}
 		if (noretry)
 			return ALLOC_NOMEM;
 		if (nr_reclaimed)

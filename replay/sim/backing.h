@@ -3,7 +3,10 @@
  *
  * A device has a per-page read and write latency and a queue depth; a
  * synchronous device (zram) completes inside the reclaimer's own time,
- * as swap_writepage on zram does.  Presets are the cases the reclaim
+ * as swap_writepage on zram does.  A dm-delay preset holds every request
+ * a fixed time before it reaches the device's queue: dm-delay keeps its
+ * bios on a list of its own, with no limit, and submits each once its
+ * delay has expired (delay_bio, flush_delayed_bios).  Presets are the cases the reclaim
  * patches were measured on; every parameter can be overridden:
  *   --swap PRESET[,size=SIZE][,read=NS][,write=NS][,depth=N][,jitter=PCT]
  *          [,rotational=0|1]
@@ -22,6 +25,7 @@ struct backing_params {
 	uint32_t depth;              /* requests in flight before queueing */
 	uint32_t jitter_pct;         /* +- uniform jitter, seeded */
 	int rotational;              /* queue/rotational: a spinning disk */
+	simtime_t delay_ns;          /* held before the queue: dm-delay */
 };
 
 /* A device's queue: when each of its depth slots is next free. */
