@@ -68,18 +68,25 @@ static inline void spsc_relax(unsigned *spins)
 	}
 }
 
+static inline void spsc_wake(struct spsc *q)
+{
+	__atomic_add_fetch(&q->wake, 1, __ATOMIC_SEQ_CST);
+	syscall(SYS_futex, &q->wake, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
 /* Producer: makes every pushed item visible to the consumer, and wakes a
- * sleeping consumer when FORCE or once SPSC_WAKE items wait.  The store
- * and the load of SLEEPING are both sequentially consistent, as are the
- * consumer's store of it and its load of PUB_HEAD: either it sees the
- * items or this sees it asleep. */
+ * sleeping consumer when items wait: any, when FORCE, else SPSC_WAKE.
+ * The store and the load of SLEEPING are both sequentially consistent,
+ * as are the consumer's store of it and its load of PUB_HEAD: either it
+ * sees the items or this sees it asleep.  (A sleeping consumer has
+ * published its tail.) */
 static inline void spsc_publish_wake(struct spsc *q, int force)
 {
 	__atomic_store_n(&q->pub_head, q->head, __ATOMIC_SEQ_CST);
-	if (__atomic_load_n(&q->sleeping, __ATOMIC_SEQ_CST) &&
-	    (force || q->head - __atomic_load_n(&q->pub_tail, __ATOMIC_ACQUIRE) >= SPSC_WAKE)) {
-		__atomic_add_fetch(&q->wake, 1, __ATOMIC_SEQ_CST);
-		syscall(SYS_futex, &q->wake, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+	if (__atomic_load_n(&q->sleeping, __ATOMIC_SEQ_CST)) {
+		uint64_t waiting = q->head - __atomic_load_n(&q->pub_tail, __ATOMIC_ACQUIRE);
+		if (waiting && (force || waiting >= SPSC_WAKE))
+			spsc_wake(q);
 	}
 }
 
@@ -165,7 +172,8 @@ static inline void spsc_stop(struct spsc *q)
 {
 	__atomic_store_n(&q->pub_head, q->head, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&q->stop, 1, __ATOMIC_SEQ_CST);
-	spsc_publish_wake(q, 1);
+	if (__atomic_load_n(&q->sleeping, __ATOMIC_SEQ_CST))
+		spsc_wake(q);
 }
 
 #endif
