@@ -28,6 +28,14 @@ SAN     ?=
 CC      ?= cc
 CFLAGS  ?= -g $(OPT)
 WERROR  ?= -Werror
+# Link-time optimisation of build/vmreplay: the replay's hot paths cross
+# files (mm_inline.h's callers, generations.c, workingset.c, engine.c);
+# inlined across them a replay runs ~11 % fewer instructions (callgrind).
+# The objects stay fat, so the tests link without it.  GCC only (clang 14
+# has no fat LTO objects), off in the sanitizer builds (check-asan, fuzz)
+# and with LTO= .
+CC_IS_CLANG := $(shell $(CC) --version 2>/dev/null | grep -c clang)
+LTO     ?= $(if $(SAN),,$(if $(filter 0,$(CC_IS_CLANG)),-flto=auto -ffat-lto-objects))
 
 # Install directories (the GNU names; DESTDIR is prepended to each).
 PREFIX      ?= /usr/local
@@ -59,7 +67,7 @@ PKGS     := babeltrace2 gsl libxxhash libarchive libtracecmd
 VMR_CPPFLAGS := -D_GNU_SOURCE -Ilib -Ireplay -Ianalysis -Iplots -Icapture -Itests $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 VMR_CFLAGS   := -std=gnu11 -Wall -Wextra $(WERROR)
 LDLIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm -lpthread
-COMPILE   = $(CC) $(VMR_CPPFLAGS) $(CPPFLAGS) $(VMR_CFLAGS) $(CFLAGS) $(SAN)
+COMPILE   = $(CC) $(VMR_CPPFLAGS) $(CPPFLAGS) $(VMR_CFLAGS) $(CFLAGS) $(LTO) $(SAN)
 LINK      = $(CC) $(CFLAGS) $(SAN) $(LDFLAGS)
 
 # Every stage's C files except the command's entry point form one library
@@ -138,7 +146,7 @@ $(BUILD)/install-dirs: FORCE
 	  echo "$(pkglibexecdir) $(pkgdatadir) $(bindir)" >$@
 
 $(BUILD)/vmreplay: $(BUILD)/$(MAIN_SRC:.c=.o) $(LIB_OBJS) $(CAPTURE_FE_OBJS)
-	$(LINK) $^ $(LDLIBS) -o $@
+	$(LINK) $(LTO) $^ $(LDLIBS) -o $@
 
 $(BUILD)/capture/agent.o: VMR_CPPFLAGS += $(TRACEFS_CFLAGS)
 $(AGENT_BIN): $(AGENT_OBJS)

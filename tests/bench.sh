@@ -24,6 +24,11 @@
 #   memory:   peak RSS per simulated page, less the binary's own and the
 #             mapped .vmr, on the 20 M Zipf stream: classic <= 32 B,
 #             mglru <= 48 B.
+#   kbuild:   a kernel build's replay, per kernel policy: CPU time of one
+#             replay (as for the sessions) and its speed-up over the
+#             recorded span, for every capture in BENCH_KBUILD (default
+#             the ones traces/sessions.sh leaves in /var/cache/vmreplay/
+#             kbuild; none there: skipped; no target, too big to bundle).
 #   figures:  `make figures` wall time (BENCH_FIGURES=1; no target).
 set -euo pipefail
 build=${1:-build}
@@ -169,6 +174,23 @@ t_ingest=$(best_of 5 "$vmr" ingest -q --no-cache -o "$bench/storm.vmr" "$trace")
 ratio=$(echo "$t_ingest / $t_dummy" | bc -l)
 printf 'bench: ingest of %d events: %.3f s; babeltrace2 dummy sink %.3f s\n' "$events" "$t_ingest" "$t_dummy"
 target "ingest <= 1.2x babeltrace2's dummy sink" "$(echo "$ratio <= 1.2" | bc -l)" "$(printf '%.2fx' "$ratio")"
+
+# ---- kbuild: a kernel build's replay per policy ---------------------------
+kbuild=${BENCH_KBUILD:-/var/cache/vmreplay/kbuild/*/ctf.tar.xz}
+nk=0
+for k in $kbuild; do
+    [ -e "$k" ] || continue
+    nk=$((nk + 1))
+    name=$(basename "$(dirname "$k")")
+    "$vmr" ingest -q -o "$bench/kbuild-$name.vmr" "$k" >/dev/null
+    for p in $policies; do
+        span=$("$vmr" run -q -p "$p" -f json "$bench/kbuild-$name.vmr" | json_field deadline_ns)
+        wall=$(replay_cpu "$bench/kbuild-$name.vmr" 3 -p "$p")
+        printf 'bench: kbuild %-16s %-32s %10.3f %10.4f %8.0fx (no target)\n' "$name" "$p" \
+            "$(echo "$span / 1000000000" | bc -l)" "$wall" "$(echo "$span / 1000000000 / $wall" | bc -l)"
+    done
+done
+[ "$nk" -gt 0 ] || echo "bench: kbuild: no kernel-build capture in $kbuild (skipped)"
 
 # ---- make figures ---------------------------------------------------------
 if [ "${BENCH_FIGURES:-0}" = 1 ]; then

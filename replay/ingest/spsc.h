@@ -5,16 +5,27 @@
  * ring between them carries one item per range event.  Both sides keep
  * their index private and publish it only every SPSC_BATCH items (or when
  * told to), so the two cores do not fight over one cache line per item.
+ *
+ * A consumer that has run out of work spins a little, then sleeps on a
+ * futex instead of yielding in a loop: the decoder is the slower side, so
+ * a spinning consumer took a core from it (and from everything else on a
+ * shared machine) most of the time.  The producer wakes it once
+ * SPSC_WAKE items wait, or at once when it must (the ring is full, a
+ * drain, the stop).
  */
 #ifndef SPSC_H
 #define SPSC_H
 
+#include <linux/futex.h>
 #include <sched.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #define SPSC_BATCH 64
+#define SPSC_WAKE  1024
 
 struct spsc {
 	unsigned char *buf;
@@ -25,6 +36,7 @@ struct spsc {
 	uint64_t pub_head __attribute__((aligned(64)));
 	uint64_t pub_tail __attribute__((aligned(64)));
 	int stop;
+	uint32_t sleeping, wake;           /* the consumer waits on WAKE */
 	/* Consumer side. */
 	uint64_t tail __attribute__((aligned(64)));
 	uint64_t head_seen;
@@ -56,10 +68,31 @@ static inline void spsc_relax(unsigned *spins)
 	}
 }
 
-/* Producer: makes every pushed item visible to the consumer. */
+static inline void spsc_wake(struct spsc *q)
+{
+	__atomic_add_fetch(&q->wake, 1, __ATOMIC_SEQ_CST);
+	syscall(SYS_futex, &q->wake, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+/* Producer: makes every pushed item visible to the consumer, and wakes a
+ * sleeping consumer when items wait: any, when FORCE, else SPSC_WAKE.
+ * The store and the load of SLEEPING are both sequentially consistent,
+ * as are the consumer's store of it and its load of PUB_HEAD: either it
+ * sees the items or this sees it asleep.  (A sleeping consumer has
+ * published its tail.) */
+static inline void spsc_publish_wake(struct spsc *q, int force)
+{
+	__atomic_store_n(&q->pub_head, q->head, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&q->sleeping, __ATOMIC_SEQ_CST)) {
+		uint64_t waiting = q->head - __atomic_load_n(&q->pub_tail, __ATOMIC_ACQUIRE);
+		if (waiting && (force || waiting >= SPSC_WAKE))
+			spsc_wake(q);
+	}
+}
+
 static inline void spsc_publish(struct spsc *q)
 {
-	__atomic_store_n(&q->pub_head, q->head, __ATOMIC_RELEASE);
+	spsc_publish_wake(q, 0);
 }
 
 /* Producer: a slot for the next item (waits while the ring is full). */
@@ -67,7 +100,7 @@ static inline void *spsc_slot(struct spsc *q)
 {
 	unsigned spins = 0;
 	while (q->head - q->tail_seen > q->mask) {
-		spsc_publish(q);
+		spsc_publish_wake(q, 1);
 		q->tail_seen = __atomic_load_n(&q->pub_tail, __ATOMIC_ACQUIRE);
 		if (q->head - q->tail_seen > q->mask)
 			spsc_relax(&spins);
@@ -85,7 +118,7 @@ static inline void spsc_push(struct spsc *q)
 static inline void spsc_drain(struct spsc *q)
 {
 	unsigned spins = 0;
-	spsc_publish(q);
+	spsc_publish_wake(q, 1);
 	while (__atomic_load_n(&q->pub_tail, __ATOMIC_ACQUIRE) != q->head)
 		spsc_relax(&spins);
 	q->tail_seen = q->head;
@@ -108,7 +141,22 @@ static inline void *spsc_next(struct spsc *q)
 				return NULL;
 			break;
 		}
-		spsc_relax(&spins);
+		/* A few pauses only: the producer publishes every SPSC_BATCH
+		 * items, a batch takes it far longer to decode than a spin. */
+		if (++spins < 8) {
+#if defined(__x86_64__) || defined(__i386__)
+			__builtin_ia32_pause();
+#endif
+			continue;
+		}
+		/* Asleep until the producer has work for us or stops. */
+		uint32_t w = __atomic_load_n(&q->wake, __ATOMIC_SEQ_CST);
+		__atomic_store_n(&q->sleeping, 1, __ATOMIC_SEQ_CST);
+		if (__atomic_load_n(&q->pub_head, __ATOMIC_SEQ_CST) == q->tail &&
+		    !__atomic_load_n(&q->stop, __ATOMIC_SEQ_CST))
+			syscall(SYS_futex, &q->wake, FUTEX_WAIT_PRIVATE, w, NULL, NULL, 0);
+		__atomic_store_n(&q->sleeping, 0, __ATOMIC_SEQ_CST);
+		spins = 0;
 	}
 	return q->buf + (q->tail & q->mask) * q->item;
 }
@@ -122,8 +170,10 @@ static inline void spsc_done(struct spsc *q)
 /* Producer: no more items; the consumer ends after the last one. */
 static inline void spsc_stop(struct spsc *q)
 {
-	spsc_publish(q);
-	__atomic_store_n(&q->stop, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&q->pub_head, q->head, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&q->stop, 1, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&q->sleeping, __ATOMIC_SEQ_CST))
+		spsc_wake(q);
 }
 
 #endif

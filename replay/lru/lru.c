@@ -58,7 +58,9 @@ static inline void push_head(struct lru *l, uint32_t p)
 	l->head = p;
 }
 
-void lru_access(struct lru *l, uint32_t p)
+/* noinline: inlined into lru_replay's loop (LTO sees its one caller) it
+ * costs 90 instructions per access instead of 78 (callgrind). */
+__attribute__((noinline)) void lru_access(struct lru *l, uint32_t p)
 {
 	l->r.accesses++;
 	if (l->state[p] == RESIDENT) {

@@ -323,17 +323,26 @@ static void shadow_list_del(struct engine *e, uint32_t id)
 	x->memcg = -1;
 }
 
-/* The node's entries: folios in the page cache, and shadows. */
-static int node_only_shadows(const struct engine *e, const struct xa_node *x)
+/* The node's entries: folios in the page cache, and shadows.  Only
+ * whether there is a folio, else a shadow, matters, not how many: the
+ * entry that changed is looked at first (a folio just added answers at
+ * once), then the others from the node's end backwards (reclaim evicts a
+ * file read in order from its start, so the later pages are the ones
+ * still in memory). */
+static int node_only_shadows(const struct engine *e, const struct xa_node *x, uint32_t pfn)
 {
-	uint32_t values = 0;
-	for (uint32_t i = 0; i < x->nr; i++) {
-		const struct folio *f = &e->folio[e->shadow_nodes->pfns[x->first + i]];
-		if (f->flags & PG_resident)
+	const struct folio *folio = e->folio;
+	const uint32_t *pfns = e->shadow_nodes->pfns + x->first;
+	uint32_t flags = folio[pfn].flags, values = flags & PG_shadow;
+	if (flags & PG_resident)
+		return 0;
+	for (uint32_t i = x->nr; i-- > 0;) {
+		flags = folio[pfns[i]].flags;
+		if (flags & PG_resident)
 			return 0;
-		values += !!(f->flags & PG_shadow);
+		values |= flags & PG_shadow;
 	}
-	return values > 0;
+	return values != 0;
 }
 
 /* workingset_update_node: track non-empty nodes that hold only shadow
@@ -345,7 +354,7 @@ void workingset_update_node(struct engine *e, uint32_t pfn)
 		return;
 	uint32_t id = sn->node_of[pfn];
 	struct xa_node *x = &sn->node[id];
-	if (node_only_shadows(e, x)) {
+	if (node_only_shadows(e, x, pfn)) {
 		if (x->memcg < 0)
 			shadow_list_add(e, id, e->folio[pfn].memcg);
 	} else if (x->memcg >= 0) {

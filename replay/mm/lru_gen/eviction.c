@@ -93,9 +93,12 @@ struct scan_result {
  * isolated folios, pgrefill the re-filed ones: mod_lruvec_state, node and
  * memcg statistics for every reclaimer (mglru+k6.12-counters: the global
  * pgscan_kswapd/direct and pgrefill for global reclaim only, as 6.12's
- * __count_vm_events behind !cgroup_reclaim).  Returns the folios examined. */
-static int scan_folios(struct engine *e, uint64_t nr_to_scan, int memcg, struct scan_control *sc,
-		       int type, int tier, uint32_t *list, struct scan_result *res)
+ * __count_vm_events behind !cgroup_reclaim).  Returns the folios examined.
+ * Flattened: sort_folio, isolate_folio and the list ops inline into its
+ * loop (the same flattening made classic's isolate_lru_folios slower). */
+static __attribute__((flatten)) int scan_folios(struct engine *e, uint64_t nr_to_scan, int memcg,
+						struct scan_control *sc, int type, int tier,
+						uint32_t *list, struct scan_result *res)
 {
 	struct lru_gen_folio *lrugen = mglru_lruvec(e, memcg);
 	uint32_t moved[MIN_LRU_BATCH];

@@ -183,8 +183,11 @@ uint64_t lru_gen_folio_seq_612(const struct lru_gen_folio *lrugen, const struct 
 }
 
 /* lru_gen_add_folio: at the head of its generation (at the tail when
- * reclaiming: next in line); PG_active is consumed. */
-void __lru_gen_add_folio(struct engine *e, uint32_t pfn, int reclaiming)
+ * reclaiming: next in line); PG_active is consumed.  This and
+ * lru_gen_del_folio are flattened (lru_gen_update_size, update_lru_size
+ * and the list ops inlined): every LRU insertion and removal goes
+ * through them. */
+__attribute__((flatten)) void __lru_gen_add_folio(struct engine *e, uint32_t pfn, int reclaiming)
 {
 	struct folio *f = &e->folio[pfn];
 	int memcg = f->memcg;
@@ -207,7 +210,7 @@ void __lru_gen_add_folio(struct engine *e, uint32_t pfn, int reclaiming)
 
 /* lru_gen_del_folio: off its list; outside reclaim, a folio of an active
  * generation keeps that as PG_active (for folio_migrate_flags). */
-int __lru_gen_del_folio(struct engine *e, uint32_t pfn, int reclaiming)
+__attribute__((flatten)) int __lru_gen_del_folio(struct engine *e, uint32_t pfn, int reclaiming)
 {
 	struct folio *f = &e->folio[pfn];
 	int gen = folio_lru_gen(f);
