@@ -41,6 +41,8 @@ static const char usage_head[] =
 	"                          it measured; else zram,size=<node memory / 2>)\n"
 	"      --file-device DEV   the file system's device (default: ssd, with the\n"
 	"                          latencies the capture measured)\n"
+	"      --cgroup-version N  the memory controller's, 1 or 2 (default: the\n"
+	"                          capture's, else 2)\n"
 	"      --seed N            seed of the I/O latency jitter (default 1)\n"
 	"      --deadline NS       work_done counts accesses done by then (default:\n"
 	"                          the trace's recorded span)\n"
@@ -315,6 +317,7 @@ int run_main(int argc, char **argv, const struct run_hook *hook)
 		{ "timeline", required_argument, 0, 8 },
 		{ "tasks", required_argument, 0, 9 },
 		{ "repeat", required_argument, 0, 10 },
+		{ "cgroup-version", required_argument, 0, 11 },
 		{ 0, 0, 0, 0 }
 	};
 	struct kernel_opts k = { 0 };
@@ -335,6 +338,7 @@ int run_main(int argc, char **argv, const struct run_hook *hook)
 		case 7: k.events = optarg; kernel_opt = 1; break;
 		case 8: k.timeline = optarg; kernel_opt = 1; break;
 		case 9: k.tasks = optarg; kernel_opt = 1; break;
+		case 11: k.req.cgroup_version = optarg; kernel_opt = 1; break;
 		case 10: {
 			uint64_t n;
 			if (cli_parse_u64(optarg, 1, 1000000, &n) != 0)

@@ -169,6 +169,17 @@ int run_setup(const struct vmr *v, const struct run_request *r, struct engine_pa
 	 * LRU. */
 	p->nr_cpus = (unsigned)meta_u64(v, "nr_cpus", 1);
 	p->cgroup_v1 = meta_u64(v, "capture_cgroup_version", 2) == 1;
+	/* The what-if of the other memory controller: v1 limit reclaim
+	 * waits on writeback itself where v2 throttles on it
+	 * (writeback_throttling_sane), which the isolation throttle and
+	 * too_many_isolated depend on. */
+	if (r->cgroup_version) {
+		if (strcmp(r->cgroup_version, "1") && strcmp(r->cgroup_version, "2")) {
+			snprintf(err, errlen, "--cgroup-version: '%s' is not 1 or 2", r->cgroup_version);
+			return -1;
+		}
+		p->cgroup_v1 = r->cgroup_version[0] == '1';
+	}
 	if (!p->nr_cpus || p->nr_cpus > 4096)
 		p->nr_cpus = 1;
 	uint64_t period_ms = meta_u64(v, "capture_period_ms", 0);

@@ -22,6 +22,7 @@ struct run_request {
 	const char *node_memory;     /* a size; NULL: the capture's RAM */
 	const char *swap;            /* a device spec or "none"; NULL: like the capture's */
 	const char *file_dev;        /* a device spec; NULL: like the capture's, else ssd */
+	const char *cgroup_version;  /* "1" or "2"; NULL: the capture's (else 2) */
 	uint64_t seed;               /* of the I/O latency jitter (run: 1) */
 	simtime_t deadline;          /* 0: the trace's span */
 	FILE *timeline;

@@ -28,6 +28,17 @@ check "throttle: the real row's efficiency is (2000+500)/(90000+10000)" \
     grep -q '^real 6.12  *51  *800  *0.025  *7  *-  *100000  *320$' "$tmp/t.txt"
 "$x/throttle.sh" --cells "$d/throttle-stats.tsv" "$d/throttle-kernel.tsv" | "$x/table.sh" -f latex >"$tmp/t.tex"
 check "throttle: LaTeX of 8 columns, a column name's words one a line (nested tabular), exact" cmp -s "$tmp/t.tex" "$d/throttle.tex"
+# The build pod's tables (pod_cells): per limit (bytes, shown in MiB),
+# the stats' means with their stars, the objects compiled by the span
+# from the kernel file, the real row at its limit: makespan 150000000000
+# ns = 150 s, efficiency (200000+50000)/(750000+250000) = 0.25.
+"$x/throttle.sh" --cells "$d/pod-stats.tsv" "$d/pod-kernel.tsv" | "$x/table.sh" >"$tmp/p.txt"
+check "throttle: the build pod's tables per limit, exact" cmp -s "$tmp/p.txt" "$d/pod.txt"
+check "throttle: the build pod's patched row at 200 MiB: objects, makespan s with its star, pgscan_direct" \
+    grep -q '^patched  *0  *152  *120\*  *0.5  *35  *64  *770000\*$' "$tmp/p.txt"
+check "throttle: the build pod's real row at its own limit only: (200000+50000)/(750000+250000)" \
+    test "$(grep -c '^real 6.18  *0  *137  *159.5  *0.25  *57  *-  *1000000$' "$tmp/p.txt")" = 1
+check "throttle: the storm fixture has no build pod table" test "$(grep -c build-pod "$tmp/t.txt")" = 0
 "$x/early-exit.sh" --cells "$d/early-exit-stats.tsv" "$d/early-exit-kernel.tsv" | "$x/table.sh" >"$tmp/e.txt"
 check "early-exit: before/after rows over the 20 slowest reclaims, the real kernel's beside, exact" cmp -s "$tmp/e.txt" "$d/early-exit.txt"
 # The kernel's 20 slowest direct reclaims from analyze's records: 22
@@ -62,6 +73,8 @@ check "swappiness --bundled: a table per headline counter at the 7 + captured sw
     test "$(grep -c '^200 ' "$tmp/out-swappiness/swappiness.txt")" -ge 6
 check "swappiness --bundled: the compile captures' kernel rows" grep -q '^100 (kernel) ' "$tmp/out-swappiness/swappiness.txt"
 check "throttle --bundled: the real row of a committed capture" grep -q "^real 6.12  *0 " "$tmp/out-throttle/throttle.txt"
+check "throttle --bundled: skips the build pod and says so" grep -q 'the build pod: skipped with --bundled' "$tmp/throttle.log"
+check "throttle --bundled: no build pod table" test "$(grep -c build-pod "$tmp/out-throttle/throttle.txt")" = 0
 check "throttle --bundled: the committed 6.12 storms and redis, the demand-only storms" test "$(grep -c '^unpatched  *[0-9]' "$tmp/out-throttle/throttle.txt")" = 5
 check "early-exit --bundled: phone-small's and the 6.12 capture's before rows" test "$(grep -c '^before  *[0-9]' "$tmp/out-early-exit/early-exit.txt")" = 2
 check "early-exit --bundled: the committed 6.12 capture's real row" grep -q '^real 6.12  *[0-9]' "$tmp/out-early-exit/early-exit.txt"

@@ -730,14 +730,11 @@ static void shadow_shrinker(void **state)
 	box_free(&b);
 }
 
-/* run_setup: the capture's swappiness is the default; a capture that
- * could not read it records -1, which replays at the kernel's 60 (it
- * once became -1: strtoull's wrap, cast back to int, passed the range
- * check); an explicit -s wins. */
-static int swappiness_of(const char *meta, int requested)
+/* run_setup of RQ on a one-record trace whose metadata is META. */
+static int setup_with_meta(const char *meta, const struct run_request *rq, struct engine_params *p)
 {
 	char path[64];
-	snprintf(path, sizeof(path), "/tmp/test_classic_sw.%d.vmr", (int)getpid());
+	snprintf(path, sizeof(path), "/tmp/test_classic_meta.%d.vmr", (int)getpid());
 	struct vmr_rec r = fixture_rec(0, VMR_OP_READ, 1, 1000);
 	struct fixture_task t = { 0, &r, 1 };
 	uint8_t file = 1;
@@ -745,11 +742,21 @@ static int swappiness_of(const char *meta, int requested)
 	struct vmr v;
 	char err[256];
 	assert_int_equal(vmr_open(&v, path, err, sizeof(err)), 0);
-	struct run_request rq = { .policy = policy_find("classic"), .swappiness = requested, .seed = 1 };
-	struct engine_params p;
-	assert_int_equal(run_setup(&v, &rq, &p, err, sizeof(err)), 0);
+	int rc = run_setup(&v, rq, p, err, sizeof(err));
 	vmr_close(&v);
 	unlink(path);
+	return rc;
+}
+
+/* run_setup: the capture's swappiness is the default; a capture that
+ * could not read it records -1, which replays at the kernel's 60 (it
+ * once became -1: strtoull's wrap, cast back to int, passed the range
+ * check); an explicit -s wins. */
+static int swappiness_of(const char *meta, int requested)
+{
+	struct run_request rq = { .policy = policy_find("classic"), .swappiness = requested, .seed = 1 };
+	struct engine_params p;
+	assert_int_equal(setup_with_meta(meta, &rq, &p), 0);
 	return p.swappiness;
 }
 
@@ -760,6 +767,29 @@ static void capture_swappiness(void **state)
 	assert_int_equal(swappiness_of("page_size\t4096\nswappiness\t-1\n", -1), 60);
 	assert_int_equal(swappiness_of("page_size\t4096\n", -1), 60);
 	assert_int_equal(swappiness_of("page_size\t4096\nswappiness\t-1\n", 1), 1);
+}
+
+/* run_setup: the memory controller is the capture's (its
+ * capture_cgroup_version; v2 for a trace of no capture) unless
+ * --cgroup-version says otherwise; anything but 1 or 2 is refused.
+ * -1: refused. */
+static int cgroup_v1_of(const char *meta, const char *requested)
+{
+	struct run_request rq = { .policy = policy_find("mglru"), .swappiness = -1, .seed = 1,
+				  .cgroup_version = requested };
+	struct engine_params p;
+	return setup_with_meta(meta, &rq, &p) ? -1 : p.cgroup_v1;
+}
+
+static void capture_cgroup_version(void **state)
+{
+	(void)state;
+	assert_int_equal(cgroup_v1_of("page_size\t4096\ncapture_cgroup_version\t1\n", NULL), 1);
+	assert_int_equal(cgroup_v1_of("page_size\t4096\n", NULL), 0);
+	assert_int_equal(cgroup_v1_of("page_size\t4096\ncapture_cgroup_version\t1\n", "2"), 0);
+	assert_int_equal(cgroup_v1_of("page_size\t4096\n", "1"), 1);
+	assert_int_equal(cgroup_v1_of("page_size\t4096\n", "3"), -1);
+	assert_int_equal(cgroup_v1_of("page_size\t4096\n", "12"), -1);
 }
 
 /* dm-delay holds every bio on its own list for the delay, however many
@@ -810,6 +840,7 @@ int main(void)
 		cmocka_unit_test(readahead_pages),
 		cmocka_unit_test(shadow_shrinker),
 		cmocka_unit_test(capture_swappiness),
+		cmocka_unit_test(capture_cgroup_version),
 		cmocka_unit_test(dm_delay_queue),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
