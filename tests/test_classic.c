@@ -501,6 +501,52 @@ static void fault_around_window(void **state)
 	unlink(path);
 }
 
+/* filemap_map_pages maps the window with the faulting VMA's PTEs
+ * (set_pte_range on vmf->vma): 20 pages of one file are read() into the
+ * cache, then a read fault on page 3 maps its window 0..15.  When page 3
+ * was faulted through a VM_EXEC mapping (the trace's VMR_PAGE_EXEC), the
+ * 15 pages mapped around it are executable too — folio_referenced_one
+ * then hands VM_EXEC to folio_check_references, which activates such
+ * text at its first young sighting (exec_activated) —; pages 16..19,
+ * outside the window, are neither mapped nor executable.  Without
+ * VM_EXEC on page 3 no page is. */
+static void fault_around_exec_run(struct engine *e, struct vmr *v, const char *path, int exec)
+{
+	enum { N = 20 };
+	uint8_t kind[N];
+	memset(kind, 1, sizeof(kind));
+	if (exec)
+		kind[3] |= VMR_PAGE_EXEC << 1;
+	struct vmr_rec r[2] = { fixture_run(0, VMR_OP_READ, 1, N), fixture_rec(3, VMR_OP_LOAD, 1, 10) };
+	struct fixture_task t = { 0, r, 2 };
+	replay_fixture(e, v, path, policy_find("classic"), &t, N, kind, 100, 0, "zram");
+	assert_int_equal(e->vm[VM_pgfault], 1);
+	for (uint32_t p = 0; p < N; p++)
+		assert_int_equal(!!(e->folio[p].flags & PG_mapped), p < 16);
+}
+
+static void fault_around_exec(void **state)
+{
+	(void)state;
+	char path[64];
+	snprintf(path, sizeof(path), "/tmp/test_classic_fx.%d.vmr", (int)getpid());
+	struct engine e;
+	struct vmr v;
+
+	fault_around_exec_run(&e, &v, path, 1);
+	for (uint32_t p = 0; p < 20; p++)
+		assert_int_equal(!!(e.folio[p].flags & PG_exec), p < 16);
+	engine_free(&e);
+	vmr_close(&v);
+
+	fault_around_exec_run(&e, &v, path, 0);
+	for (uint32_t p = 0; p < 20; p++)
+		assert_false(e.folio[p].flags & PG_exec);
+	engine_free(&e);
+	vmr_close(&v);
+	unlink(path);
+}
+
 /* ---- a parent waits for its child (engine.c's task_wait) ---------------- */
 
 /* The reader's shape in small: a shell (tid 100) forks a child (pid 200)
@@ -836,6 +882,7 @@ int main(void)
 		cmocka_unit_test(parent_waits_for_child),
 		cmocka_unit_test(exec_activated),
 		cmocka_unit_test(fault_around_window),
+		cmocka_unit_test(fault_around_exec),
 		cmocka_unit_test(precached_charged_outside),
 		cmocka_unit_test(readahead_pages),
 		cmocka_unit_test(shadow_shrinker),

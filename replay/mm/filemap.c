@@ -56,12 +56,17 @@ static int page_addr_cmp(const struct vmr_page *a, const struct vmr_page *b)
  * file — where a page is cached, unlocked and not mapped yet.  The PTEs
  * it sets are young (set_pte_range: arch_wants_old_prefaulted_pte is
  * false on x86 and UML, whose VMA protections carry _PAGE_ACCESSED), and
- * no fault is counted for them.  The window is aligned by file offset:
- * the trace has no VMAs (DEVIATIONS.md). */
+ * no fault is counted for them.  They are the faulting VMA's PTEs
+ * (set_pte_range on vmf->vma), so a neighbour of a page faulted through
+ * a VM_EXEC mapping is mapped executable too: folio_referenced_one then
+ * hands its VM_EXEC to folio_check_references, which activates the
+ * executable text at its first young sighting.  The window is aligned by
+ * file offset: the trace has no VMAs (DEVIATIONS.md). */
 void filemap_map_pages(struct engine *e, uint32_t pfn)
 {
 	const struct page_ids *file = pages_file_by_addr(e->v);
 	const struct vmr_page *pg = e->v->pages, *me = &pg[pfn];
+	uint32_t vm_exec = e->folio[pfn].flags & PG_exec;
 	if (!file || !file->nr)
 		return;
 	uint64_t from = me->index & ~(uint64_t)(FAULT_AROUND_PAGES - 1);
@@ -88,6 +93,6 @@ void filemap_map_pages(struct engine *e, uint32_t pfn)
 		if (n == pfn || (nf->flags & (PG_resident | PG_locked | PG_mapped | PG_isolated)) !=
 				PG_resident)
 			continue;
-		nf->flags |= PG_mapped | PG_young;
+		nf->flags |= PG_mapped | PG_young | vm_exec;
 	}
 }
