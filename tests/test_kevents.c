@@ -772,6 +772,24 @@ static void hostile_ranges(void **state)
 	refused(&c, "field order: 20 is larger than a page-cache folio can be");
 }
 
+/* The end of a test of faults: ingest C's trace, check the accesses, the
+ * demand_faults line and (if KEY) one more metadata line. */
+static void faults_ingested(struct ctf *c, uint64_t accesses, const char *faults, const char *key,
+			    const char *value)
+{
+	ctf_end(c);
+	char out[600];
+	snprintf(out, sizeof(out), "%s.vmr", c->dir);
+	struct vmr v;
+	ingest_to(c, out, &v);
+	assert_int_equal(v.hdr->nr_accesses, accesses);
+	assert_string_equal(meta(&v, "demand_faults"), faults);
+	if (key)
+		assert_string_equal(meta(&v, key), value);
+	vmr_close(&v);
+	unlink(out);
+}
+
 /* Found by fuzz_kevents: a maps snapshot with no regions, then a fault of
  * its process (k->reg NULL + 0: undefined behaviour under UBSan).  The
  * fault is outside any known mapping: one anonymous access. */
@@ -898,16 +916,8 @@ static void later_maps(void **state)
 	u64(&c.ev, 3000); i32(&c.ev, 7);
 	str(&c.ev, "00010000-00020000 rw-p 00000000 00:00 0\n"
 		   "00050000-00054000 r-xp 00000000 08:01 77 /lib/x\n");
-	ctf_end(&c);
-	char out[600];
-	snprintf(out, sizeof(out), "%s.vmr", c.dir);
-	struct vmr v;
-	ingest_to(&c, out, &v);
-	assert_int_equal(v.hdr->nr_accesses, 1);
-	assert_string_equal(meta(&v, "demand_faults"),
-			    "1 (0 anon incl. 0 copy-on-write and 0 outside any known mapping, 1 file)");
-	vmr_close(&v);
-	unlink(out);
+	faults_ingested(&c, 1, "1 (0 anon incl. 0 copy-on-write and 0 outside any known mapping, 1 file)",
+			NULL, NULL);
 }
 
 /* A kernel-mode fault (no USER bit) on a user page is the task's access
@@ -932,18 +942,8 @@ static void kernel_mode_faults(void **state)
 	ev(&c, 1, 2200);                            /* a kernel address: none of the workload's */
 	kcommon(&c, 2200, 7);
 	u64(&c.ev, 0xffff888000001000ull); u64(&c.ev, 0xffffffff81000000ull); u8(&c.ev, 0x0);
-	ctf_end(&c);
-	char out[600];
-	snprintf(out, sizeof(out), "%s.vmr", c.dir);
-	struct vmr v;
-	ingest_to(&c, out, &v);
-	assert_int_equal(v.hdr->nr_accesses, 2);
-	assert_string_equal(meta(&v, "demand_faults"),
-			    "2 (2 anon incl. 0 copy-on-write and 0 outside any known mapping, 0 file)");
-	assert_string_equal(meta(&v, "demand_faults_kernel_mode"),
-			    "2 (user copies: the kernel touching a user page)");
-	vmr_close(&v);
-	unlink(out);
+	faults_ingested(&c, 2, "2 (2 anon incl. 0 copy-on-write and 0 outside any known mapping, 0 file)",
+			"demand_faults_kernel_mode", "2 (user copies: the kernel touching a user page)");
 }
 
 /* A forked process that never exec'd and has no snapshot of its own has
@@ -972,16 +972,8 @@ static void fork_maps(void **state)
 		kcommon(&c, 2000 + 1000 * (uint64_t)i, 8 + i);
 		u64(&c.ev, 0x51000); u64(&c.ev, 0x400000); u8(&c.ev, 0x4);
 	}
-	ctf_end(&c);
-	char out[600];
-	snprintf(out, sizeof(out), "%s.vmr", c.dir);
-	struct vmr v;
-	ingest_to(&c, out, &v);
-	assert_int_equal(v.hdr->nr_accesses, 2);
-	assert_string_equal(meta(&v, "demand_faults"),
-			    "2 (0 anon incl. 0 copy-on-write and 0 outside any known mapping, 2 file)");
-	vmr_close(&v);
-	unlink(out);
+	faults_ingested(&c, 2, "2 (0 anon incl. 0 copy-on-write and 0 outside any known mapping, 2 file)",
+			NULL, NULL);
 }
 
 int main(void)
