@@ -46,12 +46,14 @@ head -c 4M /dev/urandom >"$tmp/data"
 "$vmr" capture -o "$tmp/s" --limit 64M --swappiness 100 -- python3 "$tmp/populate.py" "$tmp/data" >"$tmp/log" 2>&1
 rc=$?
 check "capture: exit 0" test $rc -eq 0
+[ $rc -eq 0 ] || sed 's/^/# /' "$tmp/log" | tail -20
 check "capture: 0 discarded events" grep -q 'discarded events: 0 (LTTng), 0 (ftrace)' "$tmp/log"
 babeltrace2 "$tmp/s" >"$tmp/s.txt" 2>/dev/null
 check "the three madvise calls and their exits were recorded" \
     test "$(grep -c 'syscall_entry_madvise:' "$tmp/s.txt")" -eq 3 -a "$(grep -c 'syscall_exit_madvise:' "$tmp/s.txt")" -ge 3
-"$vmr" ingest -q -o "$tmp/s.vmr" "$tmp/s" >/dev/null 2>"$tmp/err"
-check "ingest: exit 0" test $? -eq 0
+"$vmr" ingest -q -o "$tmp/s.vmr" "$tmp/s" >/dev/null 2>"$tmp/err"; rc=$?
+check "ingest: exit 0" test $rc -eq 0
+[ $rc -eq 0 ] || sed 's/^/# /' "$tmp/err" | tail -20
 meta() { strings "$tmp/s.vmr" | sed -n "s/^$1\t//p" | head -1; }
 check "ingest: 3 calls, 4096 pages populated, 1024 dropped ($(meta demand_madvise))" \
     test "$(meta demand_madvise)" = "3 calls (0 failed), 4096 pages populated, 1024 pages dropped (DONTNEED)"
