@@ -967,6 +967,7 @@ static void k612_writeback_survivor(void **state)
 	char err[256];
 	struct backing_params ssd;
 	assert_int_equal(backing_parse("ssd", &ssd, NULL, err, sizeof(err)), 0);
+	backing_free(&e->swap);            /* the box's zram, for an SSD */
 	assert_int_equal(backing_init(&e->swap, &ssd), 0);
 	install(e, 0, PG_swapbacked);
 	install(e, 1, PG_swapbacked);

@@ -37,8 +37,11 @@ int kev_parse_maps(struct kevents *k, int32_t pid, uint64_t ts, const char *text
 		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, perms, &off, &maj, &min,
 			   &ino, &used) >= 7) {
 			char path[64] = "";
-			if (used > 0) {
-				size_t n = nl ? (size_t)(nl - line) - (size_t)used : strlen(line + used);
+			/* the space before %n also eats a line's end when it has
+			 * no path (an anonymous region): then there is none */
+			size_t len = nl ? (size_t)(nl - line) : strlen(line);
+			if (used > 0 && (size_t)used < len) {
+				size_t n = len - (size_t)used;
 				if (n >= sizeof(path))
 					n = sizeof(path) - 1;
 				memcpy(path, line + used, n);
