@@ -789,6 +789,47 @@ static void dm_delay_queue(void **state)
 	backing_free(&b);
 }
 
+/* ---- the list's storage (struct lru_ring) ------------------------------------ */
+
+/* A classic list is a ring with dead entries left behind by deletions,
+ * dropped when it fills (and grows): the order from the tail is still the
+ * list's.  300 file folios added at the head, every third of the first
+ * 200 taken off, two of those put back at the tail (0, then 3: 3 is the
+ * tail), then the last 100 at the head: the ring fills at 64 and 128
+ * (and doubles: no quarter would be free) and at 256, 54 folios later
+ * (the 67 dead entries dropped leave 67 of 256 free: it stays 256).
+ * From the tail: 3, 0, then the others oldest first. */
+static void lru_ring_order(void **state)
+{
+	(void)state;
+	struct box b;
+	box_open(&b, policy_find("classic"), 300, 0, 0, 0, 60);
+	struct engine *e = &b.e;
+	struct lruvec *lv = &e->memcgs[e->nr_memcgs - 1].lruvec;
+	for (uint32_t pfn = 0; pfn < 200; pfn++)
+		install(e, pfn, 0);
+	for (uint32_t pfn = 0; pfn < 200; pfn += 3)
+		lruvec_del_folio(e, lv, pfn);
+	lruvec_add_folio_tail(e, lv, 0);
+	lruvec_add_folio_tail(e, lv, 3);
+	for (uint32_t pfn = 200; pfn < 300; pfn++)
+		install(e, pfn, 0);
+	assert_false(e->failed);
+	assert_int_equal(lv->size[LRU_INACTIVE_FILE], 300 - 67 + 2);
+	assert_int_equal(lv->list[LRU_INACTIVE_FILE].mask + 1, 256);
+	assert_int_equal(lv->list[LRU_INACTIVE_FILE].head - lv->list[LRU_INACTIVE_FILE].tail, 189 + 46);
+	uint32_t want[300], n = 0;
+	want[n++] = 3;
+	want[n++] = 0;
+	for (uint32_t pfn = 0; pfn < 300; pfn++)
+		if (pfn >= 200 || pfn % 3)
+			want[n++] = pfn;
+	for (uint32_t i = 0; i < n; i++)
+		assert_int_equal(lru_ring_pop_tail(e, lv, LRU_INACTIVE_FILE), want[i]);
+	assert_int_equal(lru_ring_pop_tail(e, lv, LRU_INACTIVE_FILE), NIL);
+	box_free(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -797,6 +838,7 @@ int main(void)
 		cmocka_unit_test(inactive_low),
 		cmocka_unit_test(stale_statistics),
 		cmocka_unit_test(two_touch),
+		cmocka_unit_test(lru_ring_order),
 		cmocka_unit_test(refault_distance),
 		cmocka_unit_test(proportional_stop),
 		cmocka_unit_test(early_exit_goal),

@@ -61,9 +61,18 @@ enum { LRU_ANON = 0, LRU_FILE = 1, ANON_AND_FILE = 2 };
 static inline int is_file_lru(enum lru_list l)   { return l >= LRU_INACTIVE_FILE; }
 static inline int is_active_lru(enum lru_list l) { return l & 1; }
 
-/* One page of the trace.  Indexed by dense page id.  28 bytes. */
+/* The LRU links of a folio (its struct list_head lru), kept in an array
+ * of their own beside the folios, indexed by the same page id.  On
+ * MGLRU's lists they are the page ids of the neighbours.  On a classic
+ * list (struct lru_ring) prev is the folio's position in the ring and
+ * next the ring's id (lru_ring_id; 0: on no classic list). */
+struct lru_link {
+	uint32_t prev, next;
+};
+
+/* One page of the trace.  Indexed by dense page id.  20 bytes (and its
+ * lru_link). */
 struct folio {
-	uint32_t prev, next;        /* LRU links                               */
 	uint32_t flags;
 	uint16_t memcg;             /* charged to (index in mm->memcgs)        */
 	uint8_t  lru;               /* list it is on or returns to             */
@@ -91,8 +100,22 @@ enum vm_event_item { VMSTAT_ITEMS(VMSTAT_ENUM) NR_VM_ITEMS };
 extern const char *const vmstat_text[NR_VM_ITEMS];
 
 /* ---- lruvec, memcg, node -------------------------------------------- */
+/* One classic LRU list, for speed not as the kernel's list_head: a ring
+ * of page ids in list order, the oldest (the tail, where reclaim takes)
+ * at position `tail`, the newest before `head`.  A folio taken off the
+ * list in the middle leaves its entry behind, dead (its lru_link no
+ * longer names this ring and position); dead entries are skipped when
+ * the tail reaches them and dropped when the ring is full.  Reclaim so
+ * reads the tail from consecutive memory instead of following one
+ * dependent cache miss per folio through the links (mm_inline.h). */
+struct lru_ring {
+	uint32_t *slot;             /* page ids; mask + 1 of them (power of 2) */
+	uint32_t mask;
+	uint32_t head, tail;        /* positions, modulo 2^32: [tail, head) */
+};
+
 struct lruvec {
-	uint32_t head[NR_LRU_LISTS], tail[NR_LRU_LISTS];
+	struct lru_ring list[NR_LRU_LISTS];
 	uint64_t size[NR_LRU_LISTS];           /* this memcg's own lists   */
 	uint64_t subtree_size[NR_LRU_LISTS];   /* with its descendants'    */
 	int memcg;                             /* the memcg it belongs to  */

@@ -3,8 +3,8 @@
  * with MGLRU entered where the kernel enters it: lruvec_add_folio and
  * lruvec_del_folio try lru_gen_add_folio / lru_gen_del_folio first.
  *
- * Lists are threaded through folio.prev/next (page ids); HEAD is the
- * most recently added end, reclaim takes from the TAIL.
+ * A classic list is a ring of page ids (struct lru_ring, mm.h); HEAD is
+ * the most recently added end, reclaim takes from the TAIL.
  */
 #ifndef MM_INLINE_H
 #define MM_INLINE_H
@@ -42,20 +42,71 @@ static inline void update_lru_size(struct engine *e, struct lruvec *lv, enum lru
 	}
 }
 
+/* The id a classic list's folios carry in lru_link.next: unique per
+ * memcg and list, never 0. */
+static inline uint32_t lru_ring_id(const struct lruvec *lv, enum lru_list lru)
+{
+	return (uint32_t)lv->memcg * NR_LRU_LISTS + lru + 1;
+}
+
+/* lru_ring_make_room: drop the dead entries of a full ring, and grow it
+ * when a quarter would not be free after (lru_ring.c).  0, or -1 when
+ * out of memory. */
+int lru_ring_make_room(struct engine *e, struct lruvec *lv, enum lru_list lru);
+void lru_ring_free(struct lruvec *lv);
+
+static inline void lru_ring_put(struct engine *e, struct lruvec *lv, enum lru_list lru,
+				uint32_t pfn, uint32_t pos)
+{
+	struct lru_ring *r = &lv->list[lru];
+	r->slot[pos & r->mask] = pfn;
+	e->lru_link[pfn].prev = pos;
+	e->lru_link[pfn].next = lru_ring_id(lv, lru);
+}
+
+static inline int lru_ring_full(const struct lru_ring *r)
+{
+	return !r->slot || r->head - r->tail > r->mask;
+}
+
+/* lru_ring_pop_tail: take the oldest folio of LV's list LRU off it (its
+ * list_del), NIL when the list is empty.  The entries a few places ahead
+ * are prefetched: whether they are alive is known only from their links,
+ * and those loads, unlike a linked list's, do not depend on each other. */
+#define LRU_RING_PREFETCH 16
+static inline uint32_t lru_ring_pop_tail(struct engine *e, struct lruvec *lv, enum lru_list lru)
+{
+	struct lru_ring *r = &lv->list[lru];
+	uint32_t id = lru_ring_id(lv, lru);
+	while (r->tail != r->head) {
+		uint32_t pos = r->tail++;
+		uint32_t pfn = r->slot[pos & r->mask];
+		if (r->head - pos > LRU_RING_PREFETCH) {
+			uint32_t ahead = r->slot[(pos + LRU_RING_PREFETCH) & r->mask];
+			__builtin_prefetch(&e->lru_link[ahead], 1);
+			__builtin_prefetch(&e->folio[ahead], 1);
+		}
+		struct lru_link *l = &e->lru_link[pfn];
+		if (l->next == id && l->prev == pos) {
+			l->next = 0;
+			return pfn;
+		}
+	}
+	return NIL;
+}
+
 static inline void lruvec_add_folio(struct engine *e, struct lruvec *lv, uint32_t pfn)
 {
 	if (lru_gen_add_folio(e, pfn, 0))
 		return;
 	struct folio *f = &e->folio[pfn];
 	enum lru_list lru = folio_lru_list(f);
+	if (lru_ring_full(&lv->list[lru]) && lru_ring_make_room(e, lv, lru)) {
+		e->failed = 1;
+		return;
+	}
 	f->lru = (uint8_t)lru;
-	f->prev = NIL;
-	f->next = lv->head[lru];
-	if (lv->head[lru] != NIL)
-		e->folio[lv->head[lru]].prev = pfn;
-	else
-		lv->tail[lru] = pfn;
-	lv->head[lru] = pfn;
+	lru_ring_put(e, lv, lru, pfn, lv->list[lru].head++);
 	update_lru_size(e, lv, lru, 1);
 	f->flags |= PG_lru;
 }
@@ -66,33 +117,24 @@ static inline void lruvec_add_folio_tail(struct engine *e, struct lruvec *lv, ui
 		return;
 	struct folio *f = &e->folio[pfn];
 	enum lru_list lru = folio_lru_list(f);
+	if (lru_ring_full(&lv->list[lru]) && lru_ring_make_room(e, lv, lru)) {
+		e->failed = 1;
+		return;
+	}
 	f->lru = (uint8_t)lru;
-	f->next = NIL;
-	f->prev = lv->tail[lru];
-	if (lv->tail[lru] != NIL)
-		e->folio[lv->tail[lru]].next = pfn;
-	else
-		lv->head[lru] = pfn;
-	lv->tail[lru] = pfn;
+	lru_ring_put(e, lv, lru, pfn, --lv->list[lru].tail);
 	update_lru_size(e, lv, lru, 1);
 	f->flags |= PG_lru;
 }
 
+/* lruvec_del_folio: its ring entry stays, dead. */
 static inline void lruvec_del_folio(struct engine *e, struct lruvec *lv, uint32_t pfn)
 {
 	if (lru_gen_del_folio(e, pfn, 0))
 		return;
 	struct folio *f = &e->folio[pfn];
-	enum lru_list lru = f->lru;
-	if (f->prev != NIL)
-		e->folio[f->prev].next = f->next;
-	else
-		lv->head[lru] = f->next;
-	if (f->next != NIL)
-		e->folio[f->next].prev = f->prev;
-	else
-		lv->tail[lru] = f->prev;
-	update_lru_size(e, lv, lru, -1);
+	e->lru_link[pfn].next = 0;
+	update_lru_size(e, lv, f->lru, -1);
 	f->flags &= ~PG_lru;
 }
 

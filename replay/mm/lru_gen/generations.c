@@ -58,21 +58,22 @@ void gen_list_add(struct engine *e, struct lru_gen_folio *lrugen, uint32_t pfn, 
 			 int type, int tail)
 {
 	struct folio *f = &e->folio[pfn];
+	struct lru_link *l = &e->lru_link[pfn];
 	uint32_t *head = &lrugen->head[gen][type], *tl = &lrugen->tail[gen][type];
 	f->lru = (uint8_t)(gen * 2 + type);
 	if (tail) {
-		f->next = NIL;
-		f->prev = *tl;
+		l->next = NIL;
+		l->prev = *tl;
 		if (*tl != NIL)
-			e->folio[*tl].next = pfn;
+			e->lru_link[*tl].next = pfn;
 		else
 			*head = pfn;
 		*tl = pfn;
 	} else {
-		f->prev = NIL;
-		f->next = *head;
+		l->prev = NIL;
+		l->next = *head;
 		if (*head != NIL)
-			e->folio[*head].prev = pfn;
+			e->lru_link[*head].prev = pfn;
 		else
 			*tl = pfn;
 		*head = pfn;
@@ -81,16 +82,17 @@ void gen_list_add(struct engine *e, struct lru_gen_folio *lrugen, uint32_t pfn, 
 
 void gen_list_del(struct engine *e, struct lru_gen_folio *lrugen, uint32_t pfn)
 {
-	struct folio *f = &e->folio[pfn];
+	const struct folio *f = &e->folio[pfn];
+	const struct lru_link *l = &e->lru_link[pfn];
 	int gen = f->lru >> 1, type = f->lru & 1;
-	if (f->prev != NIL)
-		e->folio[f->prev].next = f->next;
+	if (l->prev != NIL)
+		e->lru_link[l->prev].next = l->next;
 	else
-		lrugen->head[gen][type] = f->next;
-	if (f->next != NIL)
-		e->folio[f->next].prev = f->prev;
+		lrugen->head[gen][type] = l->next;
+	if (l->next != NIL)
+		e->lru_link[l->next].prev = l->prev;
 	else
-		lrugen->tail[gen][type] = f->prev;
+		lrugen->tail[gen][type] = l->prev;
 }
 
 /* list_move / list_move_tail to folios[gen][type]. */
