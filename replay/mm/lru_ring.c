@@ -6,46 +6,52 @@
  * the live entries is never changed, so the list is the kernel's.
  */
 #include <stdlib.h>
+#include <string.h>
 #include "mm_inline.h"
 
-static int lru_ring_alive(const struct engine *e, const struct lru_ring *r, uint32_t id,
-			  uint32_t pos)
-{
-	const struct lru_link *l = &e->lru_link[r->slot[pos & r->mask]];
-	return l->next == id && l->prev == pos;
-}
-
-/* Called when the ring is full: the live entries are copied, in order, to
- * positions 0.. of a ring with at least a quarter free, so that making
- * room again takes at least a quarter of the ring's size in additions
- * (amortised O(1) each).  Positions are renumbered only after the copy:
- * a dead entry of a folio must not match the folio's new position. */
+/* Called when the ring is full.  The live entries close up towards the
+ * tail, in order and in place (an entry is only ever written over one
+ * already read; a folio's position, renumbered when its live entry
+ * moves, can match none of its dead entries still to be read: they are
+ * at other slots).  When less than a quarter is free after, the ring
+ * grows to half as much again as its live entries and 64 (realloc), the
+ * part of the entries that wrapped around the old end moved to the new
+ * end: making room again takes a quarter of the ring's size in
+ * additions, amortised O(1) each, and the ring stays within about 1.5
+ * times its peak length. */
 int lru_ring_make_room(struct engine *e, struct lruvec *lv, enum lru_list lru)
 {
 	struct lru_ring *r = &lv->list[lru];
-	uint32_t id = lru_ring_id(lv, lru);
 	uint32_t live = 0;
-	for (uint32_t pos = r->tail; r->slot && pos != r->head; pos++)
-		live += (uint32_t)lru_ring_alive(e, r, id, pos);
-	uint64_t cap = r->slot ? (uint64_t)r->mask + 1 : 64;
-	while (cap - live < cap / 4)
-		cap *= 2;
-	if (cap > (uint64_t)1 << 31)
+	for (uint32_t k = 0; k < r->nr; k++) {
+		uint32_t pos = lru_ring_wrap(r, r->tail + k);
+		uint32_t pfn = r->slot[pos];
+		if (!lru_ring_alive(e, lv, lru, pfn, pos))
+			continue;
+		uint32_t to = lru_ring_wrap(r, r->tail + live++);
+		r->slot[to] = pfn;
+		e->lru_pos[pfn] = to;
+	}
+	r->nr = live;
+	if (r->size && r->size - live >= r->size / 4)
+		return 0;
+
+	uint64_t size = (uint64_t)live + live / 2 + 64;
+	if (size > UINT32_MAX / 2)
 		return -1;
-	uint32_t *slot = malloc(cap * sizeof(*slot));
+	uint32_t *slot = realloc(r->slot, size * sizeof(*slot));
 	if (!slot)
 		return -1;
-	uint32_t n = 0;
-	for (uint32_t pos = r->tail; r->slot && pos != r->head; pos++)
-		if (lru_ring_alive(e, r, id, pos))
-			slot[n++] = r->slot[pos & r->mask];
-	for (uint32_t i = 0; i < n; i++)
-		e->lru_link[slot[i]].prev = i;
-	free(r->slot);
+	uint32_t upper = r->tail + live > r->size ? r->size - r->tail : 0;
+	if (upper) {
+		uint32_t to = (uint32_t)size - upper;
+		memmove(slot + to, slot + r->tail, upper * sizeof(*slot));
+		for (uint32_t i = to; i < size; i++)
+			e->lru_pos[slot[i]] = i;
+		r->tail = to;
+	}
 	r->slot = slot;
-	r->mask = (uint32_t)(cap - 1);
-	r->tail = 0;
-	r->head = n;
+	r->size = (uint32_t)size;
 	return 0;
 }
 
@@ -54,5 +60,6 @@ void lru_ring_free(struct lruvec *lv)
 	for (int l = 0; l < NR_LRU_LISTS; l++) {
 		free(lv->list[l].slot);
 		lv->list[l].slot = NULL;
+		lv->list[l].size = lv->list[l].nr = 0;
 	}
 }

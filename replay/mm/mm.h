@@ -61,17 +61,16 @@ enum { LRU_ANON = 0, LRU_FILE = 1, ANON_AND_FILE = 2 };
 static inline int is_file_lru(enum lru_list l)   { return l >= LRU_INACTIVE_FILE; }
 static inline int is_active_lru(enum lru_list l) { return l & 1; }
 
-/* The LRU links of a folio (its struct list_head lru), kept in an array
- * of their own beside the folios, indexed by the same page id.  On
- * MGLRU's lists they are the page ids of the neighbours.  On a classic
- * list (struct lru_ring) prev is the folio's position in the ring and
- * next the ring's id (lru_ring_id; 0: on no classic list). */
+/* The LRU links of a folio on MGLRU's lists (its struct list_head lru:
+ * the page ids of its neighbours), kept in an array of their own beside
+ * the folios, indexed by the same page id.  Without MGLRU a folio has
+ * its slot in its list's ring instead (e->lru_pos; struct lru_ring). */
 struct lru_link {
 	uint32_t prev, next;
 };
 
 /* One page of the trace.  Indexed by dense page id.  20 bytes (and its
- * lru_link). */
+ * lru_link or lru_pos). */
 struct folio {
 	uint32_t flags;
 	uint16_t memcg;             /* charged to (index in mm->memcgs)        */
@@ -102,16 +101,16 @@ extern const char *const vmstat_text[NR_VM_ITEMS];
 /* ---- lruvec, memcg, node -------------------------------------------- */
 /* One classic LRU list, for speed not as the kernel's list_head: a ring
  * of page ids in list order, the oldest (the tail, where reclaim takes)
- * at position `tail`, the newest before `head`.  A folio taken off the
- * list in the middle leaves its entry behind, dead (its lru_link no
- * longer names this ring and position); dead entries are skipped when
- * the tail reaches them and dropped when the ring is full.  Reclaim so
- * reads the tail from consecutive memory instead of following one
- * dependent cache miss per folio through the links (mm_inline.h). */
+ * at slot `tail`, then nr - 1 more, around the end.  A folio taken off
+ * the list in the middle leaves its entry behind, dead (the folio is off
+ * LRU, on another list, or at another slot: lru_ring_alive); dead entries are skipped when the
+ * tail reaches them and dropped when the ring is full.  Reclaim so reads
+ * the tail from consecutive memory instead of following one dependent
+ * cache miss per folio through the links (mm_inline.h). */
 struct lru_ring {
-	uint32_t *slot;             /* page ids; mask + 1 of them (power of 2) */
-	uint32_t mask;
-	uint32_t head, tail;        /* positions, modulo 2^32: [tail, head) */
+	uint32_t *slot;             /* page ids, size of them */
+	uint32_t size;
+	uint32_t tail, nr;          /* the oldest entry's slot; entries, dead too */
 };
 
 struct lruvec {

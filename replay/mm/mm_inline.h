@@ -42,11 +42,15 @@ static inline void update_lru_size(struct engine *e, struct lruvec *lv, enum lru
 	}
 }
 
-/* The id a classic list's folios carry in lru_link.next: unique per
- * memcg and list, never 0. */
-static inline uint32_t lru_ring_id(const struct lruvec *lv, enum lru_list lru)
+/* lru_ring_alive: the entry of PFN at slot POS of LV's ring LRU is its
+ * place on the list (not an entry it left behind): it is on LRU, on
+ * this list of this memcg, at this slot. */
+static inline int lru_ring_alive(const struct engine *e, const struct lruvec *lv,
+				 enum lru_list lru, uint32_t pfn, uint32_t pos)
 {
-	return (uint32_t)lv->memcg * NR_LRU_LISTS + lru + 1;
+	const struct folio *f = &e->folio[pfn];
+	return (f->flags & PG_lru) && f->lru == lru && f->memcg == lv->memcg &&
+	       e->lru_pos[pfn] == pos;
 }
 
 /* lru_ring_make_room: drop the dead entries of a full ring, and grow it
@@ -55,40 +59,41 @@ static inline uint32_t lru_ring_id(const struct lruvec *lv, enum lru_list lru)
 int lru_ring_make_room(struct engine *e, struct lruvec *lv, enum lru_list lru);
 void lru_ring_free(struct lruvec *lv);
 
+/* lru_ring_wrap: slot I (< 2 * size) of ring R, around the end. */
+static inline uint32_t lru_ring_wrap(const struct lru_ring *r, uint32_t i)
+{
+	return i >= r->size ? i - r->size : i;
+}
+
 static inline void lru_ring_put(struct engine *e, struct lruvec *lv, enum lru_list lru,
 				uint32_t pfn, uint32_t pos)
 {
-	struct lru_ring *r = &lv->list[lru];
-	r->slot[pos & r->mask] = pfn;
-	e->lru_link[pfn].prev = pos;
-	e->lru_link[pfn].next = lru_ring_id(lv, lru);
-}
-
-static inline int lru_ring_full(const struct lru_ring *r)
-{
-	return !r->slot || r->head - r->tail > r->mask;
+	lv->list[lru].slot[pos] = pfn;
+	lv->list[lru].nr++;
+	e->lru_pos[pfn] = pos;
 }
 
 /* lru_ring_pop_tail: take the oldest folio of LV's list LRU off it (its
- * list_del), NIL when the list is empty.  The entries a few places ahead
- * are prefetched: whether they are alive is known only from their links,
- * and those loads, unlike a linked list's, do not depend on each other. */
+ * list_del: PG_lru cleared), NIL when the list is empty.  The entries a
+ * few places ahead are prefetched: whether they are alive is known only
+ * from their folios, and those loads, unlike a linked list's, do not
+ * depend on each other. */
 #define LRU_RING_PREFETCH 16
 static inline uint32_t lru_ring_pop_tail(struct engine *e, struct lruvec *lv, enum lru_list lru)
 {
 	struct lru_ring *r = &lv->list[lru];
-	uint32_t id = lru_ring_id(lv, lru);
-	while (r->tail != r->head) {
-		uint32_t pos = r->tail++;
-		uint32_t pfn = r->slot[pos & r->mask];
-		if (r->head - pos > LRU_RING_PREFETCH) {
-			uint32_t ahead = r->slot[(pos + LRU_RING_PREFETCH) & r->mask];
-			__builtin_prefetch(&e->lru_link[ahead], 1);
+	while (r->nr) {
+		uint32_t pos = r->tail;
+		uint32_t pfn = r->slot[pos];
+		r->tail = lru_ring_wrap(r, pos + 1);
+		r->nr--;
+		if (r->nr > LRU_RING_PREFETCH) {
+			uint32_t ahead = r->slot[lru_ring_wrap(r, pos + LRU_RING_PREFETCH)];
 			__builtin_prefetch(&e->folio[ahead], 1);
+			__builtin_prefetch(&e->lru_pos[ahead], 0);
 		}
-		struct lru_link *l = &e->lru_link[pfn];
-		if (l->next == id && l->prev == pos) {
-			l->next = 0;
+		if (lru_ring_alive(e, lv, lru, pfn, pos)) {
+			e->folio[pfn].flags &= ~PG_lru;
 			return pfn;
 		}
 	}
@@ -101,12 +106,13 @@ static inline void lruvec_add_folio(struct engine *e, struct lruvec *lv, uint32_
 		return;
 	struct folio *f = &e->folio[pfn];
 	enum lru_list lru = folio_lru_list(f);
-	if (lru_ring_full(&lv->list[lru]) && lru_ring_make_room(e, lv, lru)) {
+	struct lru_ring *r = &lv->list[lru];
+	if (r->nr == r->size && lru_ring_make_room(e, lv, lru)) {
 		e->failed = 1;
 		return;
 	}
 	f->lru = (uint8_t)lru;
-	lru_ring_put(e, lv, lru, pfn, lv->list[lru].head++);
+	lru_ring_put(e, lv, lru, pfn, lru_ring_wrap(r, r->tail + r->nr));
 	update_lru_size(e, lv, lru, 1);
 	f->flags |= PG_lru;
 }
@@ -117,23 +123,24 @@ static inline void lruvec_add_folio_tail(struct engine *e, struct lruvec *lv, ui
 		return;
 	struct folio *f = &e->folio[pfn];
 	enum lru_list lru = folio_lru_list(f);
-	if (lru_ring_full(&lv->list[lru]) && lru_ring_make_room(e, lv, lru)) {
+	struct lru_ring *r = &lv->list[lru];
+	if (r->nr == r->size && lru_ring_make_room(e, lv, lru)) {
 		e->failed = 1;
 		return;
 	}
 	f->lru = (uint8_t)lru;
-	lru_ring_put(e, lv, lru, pfn, --lv->list[lru].tail);
+	r->tail = r->tail ? r->tail - 1 : r->size - 1;
+	lru_ring_put(e, lv, lru, pfn, r->tail);
 	update_lru_size(e, lv, lru, 1);
 	f->flags |= PG_lru;
 }
 
-/* lruvec_del_folio: its ring entry stays, dead. */
+/* lruvec_del_folio: its ring entry stays, dead (PG_lru clear). */
 static inline void lruvec_del_folio(struct engine *e, struct lruvec *lv, uint32_t pfn)
 {
 	if (lru_gen_del_folio(e, pfn, 0))
 		return;
 	struct folio *f = &e->folio[pfn];
-	e->lru_link[pfn].next = 0;
 	update_lru_size(e, lv, f->lru, -1);
 	f->flags &= ~PG_lru;
 }

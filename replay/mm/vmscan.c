@@ -328,7 +328,6 @@ static uint32_t isolate_lru_folios(struct engine *e, uint64_t nr_to_scan, struct
 	while (scan < nr_to_scan && (pfn = lru_ring_pop_tail(e, lv, lru)) != NIL) {
 		struct folio *f = &e->folio[pfn];
 		scan++;
-		f->flags &= ~PG_lru;
 		if (!sc->may_unmap && (f->flags & PG_mapped)) {
 			lruvec_add_folio(e, lv, pfn);     /* rotate */
 			continue;
