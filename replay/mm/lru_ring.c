@@ -13,7 +13,8 @@
  * tail, in order and in place (an entry is only ever written over one
  * already read; a folio's position, renumbered when its live entry
  * moves, can match none of its dead entries still to be read: they are
- * at other slots).  When less than a quarter is free after, the ring
+ * at other slots); the folios a few entries ahead are prefetched, as at
+ * the tail.  When less than a quarter is free after, the ring
  * grows to half as much again as its live entries and 64 (realloc), the
  * part of the entries that wrapped around the old end moved to the new
  * end: making room again takes a quarter of the ring's size in
@@ -26,6 +27,11 @@ int lru_ring_make_room(struct engine *e, struct lruvec *lv, enum lru_list lru)
 	for (uint32_t k = 0; k < r->nr; k++) {
 		uint32_t pos = lru_ring_wrap(r, r->tail + k);
 		uint32_t pfn = r->slot[pos];
+		if (k + LRU_RING_PREFETCH < r->nr) {
+			uint32_t ahead = r->slot[lru_ring_wrap(r, pos + LRU_RING_PREFETCH)];
+			__builtin_prefetch(&e->folio[ahead], 0);
+			__builtin_prefetch(&e->lru_pos[ahead], 1);
+		}
 		if (!lru_ring_alive(e, lv, lru, pfn, pos))
 			continue;
 		uint32_t to = lru_ring_wrap(r, r->tail + live++);
