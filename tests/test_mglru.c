@@ -662,7 +662,7 @@ static void list_from_tail(struct engine *e, int memcg, uint64_t seq, int type, 
 	for (int i = 0; i < n; i++) {
 		assert_int_not_equal(pfn, NIL);
 		out[i] = pfn;
-		pfn = e->lru_link[pfn].prev;
+		pfn = e->folio[pfn].prev;
 	}
 	assert_int_equal(pfn, NIL);
 }

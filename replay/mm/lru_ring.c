@@ -29,14 +29,13 @@ int lru_ring_make_room(struct engine *e, struct lruvec *lv, enum lru_list lru)
 		uint32_t pfn = r->slot[pos];
 		if (k + LRU_RING_PREFETCH < r->nr) {
 			uint32_t ahead = r->slot[lru_ring_wrap(r, pos + LRU_RING_PREFETCH)];
-			__builtin_prefetch(&e->folio[ahead], 0);
-			__builtin_prefetch(&e->lru_pos[ahead], 1);
+			__builtin_prefetch(&e->folio[ahead], 1);
 		}
 		if (!lru_ring_alive(e, lv, lru, pfn, pos))
 			continue;
 		uint32_t to = lru_ring_wrap(r, r->tail + live++);
 		r->slot[to] = pfn;
-		e->lru_pos[pfn] = to;
+		e->folio[pfn].prev = to;
 	}
 	r->nr = live;
 	if (r->size && r->size - live >= r->size / 4)
@@ -53,7 +52,7 @@ int lru_ring_make_room(struct engine *e, struct lruvec *lv, enum lru_list lru)
 		uint32_t to = (uint32_t)size - upper;
 		memmove(slot + to, slot + r->tail, upper * sizeof(*slot));
 		for (uint32_t i = to; i < size; i++)
-			e->lru_pos[slot[i]] = i;
+			e->folio[slot[i]].prev = i;
 		r->tail = to;
 	}
 	r->slot = slot;

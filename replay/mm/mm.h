@@ -61,17 +61,15 @@ enum { LRU_ANON = 0, LRU_FILE = 1, ANON_AND_FILE = 2 };
 static inline int is_file_lru(enum lru_list l)   { return l >= LRU_INACTIVE_FILE; }
 static inline int is_active_lru(enum lru_list l) { return l & 1; }
 
-/* The LRU links of a folio on MGLRU's lists (its struct list_head lru:
- * the page ids of its neighbours), kept in an array of their own beside
- * the folios, indexed by the same page id.  Without MGLRU a folio has
- * its slot in its list's ring instead (e->lru_pos; struct lru_ring). */
-struct lru_link {
-	uint32_t prev, next;
-};
-
-/* One page of the trace.  Indexed by dense page id.  20 bytes (and its
- * lru_link or lru_pos). */
+/* One page of the trace.  Indexed by dense page id.  24 bytes.  Its
+ * place on its list (struct list_head lru): on MGLRU's lists prev is the
+ * page id of the older neighbour and e->lru_next[] holds the newer one
+ * (an array of its own: written, when a neighbour leaves, without being
+ * waited for, while prev is read with the rest of the folio as reclaim
+ * follows the tail); on a classic list prev is the folio's slot in the
+ * list's ring (struct lru_ring). */
 struct folio {
+	uint32_t prev;
 	uint32_t flags;
 	uint16_t memcg;             /* charged to (index in mm->memcgs)        */
 	uint8_t  lru;               /* list it is on or returns to             */

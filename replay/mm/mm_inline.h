@@ -50,7 +50,7 @@ static inline int lru_ring_alive(const struct engine *e, const struct lruvec *lv
 {
 	const struct folio *f = &e->folio[pfn];
 	return (f->flags & PG_lru) && f->lru == lru && f->memcg == lv->memcg &&
-	       e->lru_pos[pfn] == pos;
+	       f->prev == pos;
 }
 
 /* lru_ring_make_room: drop the dead entries of a full ring, and grow it
@@ -70,7 +70,7 @@ static inline void lru_ring_put(struct engine *e, struct lruvec *lv, enum lru_li
 {
 	lv->list[lru].slot[pos] = pfn;
 	lv->list[lru].nr++;
-	e->lru_pos[pfn] = pos;
+	e->folio[pfn].prev = pos;
 }
 
 /* lru_ring_pop_tail: take the oldest folio of LV's list LRU off it (its
@@ -90,7 +90,6 @@ static inline uint32_t lru_ring_pop_tail(struct engine *e, struct lruvec *lv, en
 		if (r->nr > LRU_RING_PREFETCH) {
 			uint32_t ahead = r->slot[lru_ring_wrap(r, pos + LRU_RING_PREFETCH)];
 			__builtin_prefetch(&e->folio[ahead], 1);
-			__builtin_prefetch(&e->lru_pos[ahead], 0);
 		}
 		if (lru_ring_alive(e, lv, lru, pfn, pos)) {
 			e->folio[pfn].flags &= ~PG_lru;

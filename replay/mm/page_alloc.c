@@ -110,9 +110,8 @@ void setup_per_zone_wmarks(struct pglist_data *pgdat, uint64_t page_size)
 /* The folio array is read at random on every access and every scan: on
  * a large trace its TLB misses cost as much as its cache misses, so it
  * asks for transparent huge pages (a hint; zeroed either way).  The
- * folios' places on their lists (LINK_SIZE bytes each: struct lru_link
- * or a ring slot, mm.h) follow in the same mapping, in an array of their
- * own at *LINK. */
+ * folios' MGLRU next links (LINK_SIZE bytes each, 0 without MGLRU; mm.h)
+ * follow in the same mapping, in an array of their own at *LINK. */
 struct folio *alloc_node_mem_map(uint32_t nr, size_t link_size, void **link, size_t *bytes)
 {
 	size_t n = nr ? nr : 1;

@@ -400,15 +400,12 @@ int engine_init(struct engine *e, const struct vmr *v, const struct engine_param
 	if (sim_init(&e->sim, EV_WAKE) != 0)
 		goto oom;
 	e->nr_folios = (uint32_t)v->hdr->nr_pages;
-	void *links;
-	e->folio = alloc_node_mem_map(e->nr_folios, lru_gen_enabled(e) ? sizeof(*e->lru_link) :
-				      sizeof(*e->lru_pos), &links, &e->folio_bytes);
+	void *next;
+	e->folio = alloc_node_mem_map(e->nr_folios, lru_gen_enabled(e) ? sizeof(*e->lru_next) : 0,
+				      &next, &e->folio_bytes);
 	if (!e->folio)
 		goto oom;
-	if (lru_gen_enabled(e))
-		e->lru_link = links;
-	else
-		e->lru_pos = links;
+	e->lru_next = lru_gen_enabled(e) ? next : NULL;
 	for (uint32_t i = 0; i < e->nr_folios; i++) {
 		if (v->pages[i].kind == VMR_PAGE_ANON)
 			e->folio[i].flags = PG_swapbacked;

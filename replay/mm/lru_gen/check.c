@@ -38,10 +38,10 @@ int mglru_check(struct engine *e, char *err, size_t len)
 		for (unsigned gen = 0; gen < MAX_NR_GENS; gen++)
 			for (int type = 0; type < ANON_AND_FILE; type++) {
 				uint32_t prev = NIL;
-				for (uint32_t pfn = lv->head[gen][type]; pfn != NIL; pfn = e->lru_link[pfn].next) {
+				for (uint32_t pfn = lv->head[gen][type]; pfn != NIL; pfn = e->lru_next[pfn]) {
 					const struct folio *f = &e->folio[pfn];
 					int g = folio_lru_gen(f);
-					if (e->lru_link[pfn].prev != prev || f->lru != gen * 2 + (unsigned)type ||
+					if (f->prev != prev || f->lru != gen * 2 + (unsigned)type ||
 					    f->memcg != mc || folio_is_file_lru(f) != type ||
 					    (f->flags & (PG_lru | PG_isolated | PG_resident | PG_active)) !=
 					    (PG_lru | PG_resident) || g < 0) {

@@ -58,22 +58,21 @@ void gen_list_add(struct engine *e, struct lru_gen_folio *lrugen, uint32_t pfn, 
 			 int type, int tail)
 {
 	struct folio *f = &e->folio[pfn];
-	struct lru_link *l = &e->lru_link[pfn];
 	uint32_t *head = &lrugen->head[gen][type], *tl = &lrugen->tail[gen][type];
 	f->lru = (uint8_t)(gen * 2 + type);
 	if (tail) {
-		l->next = NIL;
-		l->prev = *tl;
+		e->lru_next[pfn] = NIL;
+		f->prev = *tl;
 		if (*tl != NIL)
-			e->lru_link[*tl].next = pfn;
+			e->lru_next[*tl] = pfn;
 		else
 			*head = pfn;
 		*tl = pfn;
 	} else {
-		l->prev = NIL;
-		l->next = *head;
+		f->prev = NIL;
+		e->lru_next[pfn] = *head;
 		if (*head != NIL)
-			e->lru_link[*head].prev = pfn;
+			e->folio[*head].prev = pfn;
 		else
 			*tl = pfn;
 		*head = pfn;
@@ -83,16 +82,16 @@ void gen_list_add(struct engine *e, struct lru_gen_folio *lrugen, uint32_t pfn, 
 void gen_list_del(struct engine *e, struct lru_gen_folio *lrugen, uint32_t pfn)
 {
 	const struct folio *f = &e->folio[pfn];
-	const struct lru_link *l = &e->lru_link[pfn];
+	uint32_t prev = f->prev, next = e->lru_next[pfn];
 	int gen = f->lru >> 1, type = f->lru & 1;
-	if (l->prev != NIL)
-		e->lru_link[l->prev].next = l->next;
+	if (prev != NIL)
+		e->lru_next[prev] = next;
 	else
-		lrugen->head[gen][type] = l->next;
-	if (l->next != NIL)
-		e->lru_link[l->next].prev = l->prev;
+		lrugen->head[gen][type] = next;
+	if (next != NIL)
+		e->folio[next].prev = prev;
 	else
-		lrugen->tail[gen][type] = l->prev;
+		lrugen->tail[gen][type] = prev;
 }
 
 /* list_move / list_move_tail to folios[gen][type]. */
