@@ -103,8 +103,6 @@ void mem_cgroup_init(struct engine *e, int idx, int parent, const char *name, in
 	mc->max = UINT64_MAX;
 	mc->swappiness = swappiness;
 	snprintf(mc->name, sizeof(mc->name), "%s", name);
-	for (int l = 0; l < NR_LRU_LISTS; l++)
-		mc->lruvec.head[l] = mc->lruvec.tail[l] = NIL;
 }
 
 /* Parents are created first, on first use, so that a child's index is

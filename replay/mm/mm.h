@@ -61,9 +61,15 @@ enum { LRU_ANON = 0, LRU_FILE = 1, ANON_AND_FILE = 2 };
 static inline int is_file_lru(enum lru_list l)   { return l >= LRU_INACTIVE_FILE; }
 static inline int is_active_lru(enum lru_list l) { return l & 1; }
 
-/* One page of the trace.  Indexed by dense page id.  28 bytes. */
+/* One page of the trace.  Indexed by dense page id.  24 bytes.  Its
+ * place on its list (struct list_head lru): on MGLRU's lists prev is the
+ * page id of the older neighbour and e->lru_next[] holds the newer one
+ * (an array of its own: written, when a neighbour leaves, without being
+ * waited for, while prev is read with the rest of the folio as reclaim
+ * follows the tail); on a classic list prev is the folio's slot in the
+ * list's ring (struct lru_ring). */
 struct folio {
-	uint32_t prev, next;        /* LRU links                               */
+	uint32_t prev;
 	uint32_t flags;
 	uint16_t memcg;             /* charged to (index in mm->memcgs)        */
 	uint8_t  lru;               /* list it is on or returns to             */
@@ -91,8 +97,22 @@ enum vm_event_item { VMSTAT_ITEMS(VMSTAT_ENUM) NR_VM_ITEMS };
 extern const char *const vmstat_text[NR_VM_ITEMS];
 
 /* ---- lruvec, memcg, node -------------------------------------------- */
+/* One classic LRU list, for speed not as the kernel's list_head: a ring
+ * of page ids in list order, the oldest (the tail, where reclaim takes)
+ * at slot `tail`, then nr - 1 more, around the end.  A folio taken off
+ * the list in the middle leaves its entry behind, dead (the folio is off
+ * LRU, on another list, or at another slot: lru_ring_alive); dead entries are skipped when the
+ * tail reaches them and dropped when the ring is full.  Reclaim so reads
+ * the tail from consecutive memory instead of following one dependent
+ * cache miss per folio through the links (mm_inline.h). */
+struct lru_ring {
+	uint32_t *slot;             /* page ids, size of them */
+	uint32_t size;
+	uint32_t tail, nr;          /* the oldest entry's slot; entries, dead too */
+};
+
 struct lruvec {
-	uint32_t head[NR_LRU_LISTS], tail[NR_LRU_LISTS];
+	struct lru_ring list[NR_LRU_LISTS];
 	uint64_t size[NR_LRU_LISTS];           /* this memcg's own lists   */
 	uint64_t subtree_size[NR_LRU_LISTS];   /* with its descendants'    */
 	int memcg;                             /* the memcg it belongs to  */

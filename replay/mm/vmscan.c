@@ -316,18 +316,18 @@ void move_folios_to_lru(struct engine *e, uint32_t *list, uint32_t nr)
 /* isolate_lru_folios: take up to NR_TO_SCAN folios from the tail of LRU.
  * One zone, so nothing is skipped for its zone; a mapped folio when
  * unmapping is not allowed goes back to the head.  Returns the number
- * taken; *nr_scanned is the number examined. */
+ * taken; *nr_scanned is the number examined.  The list's lru_size is
+ * updated once for the batch (update_lru_size's sums are the same in
+ * any order; nothing reads them meanwhile). */
 static uint32_t isolate_lru_folios(struct engine *e, uint64_t nr_to_scan, struct lruvec *lv,
 				   uint32_t *dst, uint64_t *nr_scanned, struct scan_control *sc,
 				   enum lru_list lru)
 {
-	uint32_t nr_taken = 0;
+	uint32_t nr_taken = 0, pfn;
 	uint64_t scan = 0;
-	while (scan < nr_to_scan && lv->tail[lru] != NIL) {
-		uint32_t pfn = lv->tail[lru];
+	while (scan < nr_to_scan && (pfn = lru_ring_pop_tail(e, lv, lru)) != NIL) {
 		struct folio *f = &e->folio[pfn];
 		scan++;
-		lruvec_del_folio(e, lv, pfn);
 		if (!sc->may_unmap && (f->flags & PG_mapped)) {
 			lruvec_add_folio(e, lv, pfn);     /* rotate */
 			continue;
@@ -335,6 +335,8 @@ static uint32_t isolate_lru_folios(struct engine *e, uint64_t nr_to_scan, struct
 		f->flags |= PG_isolated;
 		dst[nr_taken++] = pfn;
 	}
+	if (scan)
+		update_lru_size(e, lv, lru, -(int64_t)scan);
 	*nr_scanned = scan;
 	return nr_taken;
 }

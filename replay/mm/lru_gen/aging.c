@@ -197,7 +197,7 @@ static uint64_t walk_mm(struct engine *e, int memcg, struct lru_gen_folio *lruge
 		for (int type = 0; type < ANON_AND_FILE; type++) {
 			if (!walk_type[type])
 				continue;
-			for (uint32_t pfn = lrugen->head[gen][type]; pfn != NIL; pfn = e->folio[pfn].next) {
+			for (uint32_t pfn = lrugen->head[gen][type]; pfn != NIL; pfn = e->lru_next[pfn]) {
 				struct folio *f = &e->folio[pfn];
 				if (!(f->flags & PG_mapped))
 					continue;

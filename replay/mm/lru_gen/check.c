@@ -38,7 +38,7 @@ int mglru_check(struct engine *e, char *err, size_t len)
 		for (unsigned gen = 0; gen < MAX_NR_GENS; gen++)
 			for (int type = 0; type < ANON_AND_FILE; type++) {
 				uint32_t prev = NIL;
-				for (uint32_t pfn = lv->head[gen][type]; pfn != NIL; pfn = e->folio[pfn].next) {
+				for (uint32_t pfn = lv->head[gen][type]; pfn != NIL; pfn = e->lru_next[pfn]) {
 					const struct folio *f = &e->folio[pfn];
 					int g = folio_lru_gen(f);
 					if (f->prev != prev || f->lru != gen * 2 + (unsigned)type ||

@@ -61,16 +61,16 @@ void gen_list_add(struct engine *e, struct lru_gen_folio *lrugen, uint32_t pfn, 
 	uint32_t *head = &lrugen->head[gen][type], *tl = &lrugen->tail[gen][type];
 	f->lru = (uint8_t)(gen * 2 + type);
 	if (tail) {
-		f->next = NIL;
+		e->lru_next[pfn] = NIL;
 		f->prev = *tl;
 		if (*tl != NIL)
-			e->folio[*tl].next = pfn;
+			e->lru_next[*tl] = pfn;
 		else
 			*head = pfn;
 		*tl = pfn;
 	} else {
 		f->prev = NIL;
-		f->next = *head;
+		e->lru_next[pfn] = *head;
 		if (*head != NIL)
 			e->folio[*head].prev = pfn;
 		else
@@ -81,16 +81,17 @@ void gen_list_add(struct engine *e, struct lru_gen_folio *lrugen, uint32_t pfn, 
 
 void gen_list_del(struct engine *e, struct lru_gen_folio *lrugen, uint32_t pfn)
 {
-	struct folio *f = &e->folio[pfn];
+	const struct folio *f = &e->folio[pfn];
+	uint32_t prev = f->prev, next = e->lru_next[pfn];
 	int gen = f->lru >> 1, type = f->lru & 1;
-	if (f->prev != NIL)
-		e->folio[f->prev].next = f->next;
+	if (prev != NIL)
+		e->lru_next[prev] = next;
 	else
-		lrugen->head[gen][type] = f->next;
-	if (f->next != NIL)
-		e->folio[f->next].prev = f->prev;
+		lrugen->head[gen][type] = next;
+	if (next != NIL)
+		e->folio[next].prev = prev;
 	else
-		lrugen->tail[gen][type] = f->prev;
+		lrugen->tail[gen][type] = prev;
 }
 
 /* list_move / list_move_tail to folios[gen][type]. */

@@ -38,7 +38,7 @@ struct lru_gen_folio {
 	uint64_t max_seq;
 	uint64_t min_seq[ANON_AND_FILE];
 	simtime_t timestamps[MAX_NR_GENS];
-	/* folios[gen][type] (one zone): lists threaded through folio.prev/next;
+	/* folios[gen][type] (one zone): lists threaded through folio.prev and e->lru_next;
 	 * folio.lru holds the list a folio is physically on (gen * 2 + type),
 	 * which can lag behind its gen field after lazy promotion. */
 	uint32_t head[MAX_NR_GENS][ANON_AND_FILE], tail[MAX_NR_GENS][ANON_AND_FILE];

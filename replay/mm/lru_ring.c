@@ -1,0 +1,70 @@
+/*
+ * lru_ring.c — room in a classic LRU list's ring (struct lru_ring, mm.h).
+ *
+ * Not a kernel mechanism: the ring is how the simulator stores a list
+ * (for speed; mm_inline.h), and this is its housekeeping.  The order of
+ * the live entries is never changed, so the list is the kernel's.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "mm_inline.h"
+
+/* Called when the ring is full.  The live entries close up towards the
+ * tail, in order and in place (an entry is only ever written over one
+ * already read; a folio's position, renumbered when its live entry
+ * moves, can match none of its dead entries still to be read: they are
+ * at other slots); the folios a few entries ahead are prefetched, as at
+ * the tail.  When less than a quarter is free after, the ring
+ * grows to half as much again as its live entries and 64 (realloc), the
+ * part of the entries that wrapped around the old end moved to the new
+ * end: making room again takes a quarter of the ring's size in
+ * additions, amortised O(1) each, and the ring stays within about 1.5
+ * times its peak length. */
+int lru_ring_make_room(struct engine *e, struct lruvec *lv, enum lru_list lru)
+{
+	struct lru_ring *r = &lv->list[lru];
+	uint32_t live = 0;
+	for (uint32_t k = 0; k < r->nr; k++) {
+		uint32_t pos = lru_ring_wrap(r, r->tail + k);
+		uint32_t pfn = r->slot[pos];
+		if (k + LRU_RING_PREFETCH < r->nr) {
+			uint32_t ahead = r->slot[lru_ring_wrap(r, pos + LRU_RING_PREFETCH)];
+			__builtin_prefetch(&e->folio[ahead], 1);
+		}
+		if (!lru_ring_alive(e, lv, lru, pfn, pos))
+			continue;
+		uint32_t to = lru_ring_wrap(r, r->tail + live++);
+		r->slot[to] = pfn;
+		e->folio[pfn].prev = to;
+	}
+	r->nr = live;
+	if (r->size && r->size - live >= r->size / 4)
+		return 0;
+
+	uint64_t size = (uint64_t)live + live / 2 + 64;
+	if (size > UINT32_MAX / 2)
+		return -1;
+	uint32_t *slot = realloc(r->slot, size * sizeof(*slot));
+	if (!slot)
+		return -1;
+	uint32_t upper = r->tail + live > r->size ? r->size - r->tail : 0;
+	if (upper) {
+		uint32_t to = (uint32_t)size - upper;
+		memmove(slot + to, slot + r->tail, upper * sizeof(*slot));
+		for (uint32_t i = to; i < size; i++)
+			e->folio[slot[i]].prev = i;
+		r->tail = to;
+	}
+	r->slot = slot;
+	r->size = (uint32_t)size;
+	return 0;
+}
+
+void lru_ring_free(struct lruvec *lv)
+{
+	for (int l = 0; l < NR_LRU_LISTS; l++) {
+		free(lv->list[l].slot);
+		lv->list[l].slot = NULL;
+		lv->list[l].size = lv->list[l].nr = 0;
+	}
+}
