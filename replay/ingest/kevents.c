@@ -670,7 +670,10 @@ int kevents_event(struct kevents *k, int kidx, const bt_message *msg, const char
 			e->f[i] = VMR_ABSENT;
 		return 0;
 	}
-	/* Demand side. */
+	/* Demand side.  A kernel-mode fault on a kernel address (a trace of
+	 * every page_fault_kernel) is no page of the workload's. */
+	if (kind == KK_FAULT && !(v[2] & 4) && v[0] >= USER_ADDR_END)
+		return 0;
 	if (array_grow((void **)&k->dem, &k->cap_dem, k->nr_dem + 1, sizeof(*k->dem)) != 0)
 		return kfail(err, errlen, "out of memory");
 	struct kdem *d = &k->dem[k->nr_dem++];
@@ -683,12 +686,6 @@ int kevents_event(struct kevents *k, int kidx, const bt_message *msg, const char
 	d->cpu = (uint16_t)cpu;
 	switch (kind) {
 	case KK_FAULT:
-		/* a kernel-mode fault on a kernel address (a trace of every
-		 * page_fault_kernel) is no page of the workload's */
-		if (!(v[2] & 4) && v[0] >= USER_ADDR_END) {
-			k->nr_dem--;
-			return 0;
-		}
 		d->a = v[0];
 		d->b = v[2];
 		d->c = v[1];
