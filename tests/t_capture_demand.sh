@@ -13,6 +13,8 @@
 # tracepoints.
 set -u
 . tests/tap.sh
+hold_lock /run/vmreplay-capture.lock "$@"
+mount_tracefs
 build=${1:-build}
 vmr=$PWD/$build/vmreplay
 why=""

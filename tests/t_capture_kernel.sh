@@ -15,6 +15,7 @@
 # are missing.
 set -u
 . tests/tap.sh
+hold_lock /run/vmreplay-capture.lock "$@"
 build=${1:-build}
 vmr=$PWD/$build/vmreplay
 wl=$PWD/$build/workloads

@@ -19,6 +19,8 @@
 # /var/cache/vmreplay/testbed unless VMREPLAY_TESTBED_CACHE says).
 set -u
 . tests/tap.sh
+hold_lock /run/vmreplay-testbed.lock "$@"
+mount_tracefs
 build=${1:-build}
 vmr=$PWD/$build/vmreplay
 tb=capture/testbed

@@ -14,6 +14,7 @@
 # Recording is wrapped in flock /run/vmreplay-capture.lock.
 set -u
 . tests/tap.sh
+mount_tracefs
 build=${1:-build}
 vmr=$PWD/$build/vmreplay
 T=/sys/kernel/tracing

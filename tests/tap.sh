@@ -24,3 +24,30 @@ run_err() {
         nok "$name (rc=$rc, want $want; $(wc -l <"$tmp/err") stderr lines: $(head -c 300 "$tmp/err"))"
     fi
 }
+# hold_lock LOCK "$@": re-runs this test script under flock LOCK
+# (/run/vmreplay-capture.lock for captures on this machine's kernel,
+# /run/vmreplay-testbed.lock for the test bed), so that its captures never
+# run beside another's — two captures in one kernel share its reclaim and
+# its CPUs, and each then measures the other.  flock -o: the lock is held
+# by flock itself, not by the script's descendants (a capture may leave
+# lttng-sessiond running, which must not keep the lock).  A caller that
+# already holds LOCK sets VMREPLAY_LOCKED=LOCK; 30 minutes without the
+# lock fail the test rather than hang it.
+hold_lock() {
+    local lock=$1; shift
+    case " ${VMREPLAY_LOCKED:-} " in *" $lock "*) return 0 ;; esac
+    export VMREPLAY_LOCKED="${VMREPLAY_LOCKED:-} $lock"
+    flock -o -w 1800 -E 75 "$lock" bash "$0" "$@"
+    local rc=$?
+    [ $rc -eq 75 ] && nok "$lock: still held by another capture after 30 minutes"
+    exit $rc
+}
+# mount_tracefs: as root, mount tracefs at /sys/kernel/tracing where it is
+# not (a freshly booted machine), as `vmreplay capture` does for its
+# session; left mounted: other tests and captures may be using it.
+mount_tracefs() {
+    [ -d /sys/kernel/tracing/events ] && return 0
+    [ "$(id -u)" = 0 ] && grep -qw tracefs /proc/filesystems &&
+        mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
+    return 0
+}
