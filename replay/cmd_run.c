@@ -250,7 +250,7 @@ static int run_kernel(const struct reclaim_policy *pol, struct kernel_opts *k,
 		.trace = input, .policy = pol->name, .swappiness = p.swappiness,
 		.memory_limit = e->nr_memcgs > 1 && e->memcgs[1].max != UINT64_MAX ?
 				e->memcgs[1].max * 4096 : 0,
-		.node_memory = p.node_memory, .swap = run_swap_name(&p), .seed = p.seed,
+		.node_memory = p.node_memory, .swap = run_swap_name(&k->req, &p), .seed = p.seed,
 	};
 	if (hook) {
 		/* in-process (compare): the replay itself instead of its report */

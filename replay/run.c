@@ -204,7 +204,9 @@ int run_setup(const struct vmr *v, const struct run_request *r, struct engine_pa
 	return 0;
 }
 
-const char *run_swap_name(const struct engine_params *p)
+const char *run_swap_name(const struct run_request *r, const struct engine_params *p)
 {
+	if (r->swap)
+		return r->swap;
 	return p->no_swap_device ? "none" : p->swap.name;
 }

@@ -41,9 +41,10 @@ int run_setup(const struct vmr *v, const struct run_request *r, struct engine_pa
  * did), of the capture's size; "" when the trace does not say. */
 void run_capture_swap(const struct vmr *v, char *spec, size_t len);
 
-/* What run_setup chose for the swap device, for reports: "none" or the
- * preset's name. */
-const char *run_swap_name(const struct engine_params *p);
+/* The swap device of a report: the spec R asked for as given (so that a
+ * sweep's "ssd,size=1G" run is recognised as that run), else what
+ * run_setup chose: "none" or the preset's name. */
+const char *run_swap_name(const struct run_request *r, const struct engine_params *p);
 
 /* `vmreplay run` with its options and input in ARGV (cmd_run.c).  With a
  * HOOK, a kernel policy's finished replay is handed to HOOK->done, whose

@@ -120,6 +120,18 @@ check "memory-limit none: limit '-', node memory $want_node (got '$got')" test "
 "$vmr" stats -O "$tmp/nodeout" "$tmp/node" >/dev/null 2>&1
 check "memory-limit none: tables say 'memory limit none'" grep -q "memory limit none" "$tmp/nodeout/tables.txt"
 
+# 5b. A swap device with knobs: each run's result names the spec the sweep
+# gave (not only its preset), so the sweep recognises it as that run's:
+# every run succeeds, and a restart finds nothing to redo.
+printf 'trace %s\npolicy %s\nmemory-limit 40%%\nswappiness 60\nswap ssd,size=64M ssd\n' \
+    "$PWD/traces/anon-storm-small/ctf" "$kernel" >"$tmp/swap.sweep"
+"$vmr" sweep -q -d "$tmp/swap" "$tmp/swap.sweep" 2>"$tmp/swap.log"; rc=$?
+check "swap ssd,size=64M: the sweep's runs succeed (rc $rc; $(head -c 200 "$tmp/swap.log"))" test "$rc" -eq 0
+got=$(for f in "$tmp"/swap/results/*.tsv; do sed -n 2p "$f" | cut -f7; done | sort | tr '\n' ' ')
+check "swap ssd,size=64M: results name their specs (got '$got')" test "$got" = "ssd ssd,size=64M "
+"$vmr" sweep -d "$tmp/swap" "$tmp/swap.sweep" 2>"$tmp/swap2.log"
+check "swap ssd,size=64M: a restart redoes nothing" grep -q "all 2 runs have their results" "$tmp/swap2.log"
+
 # 6. Bad input: one line naming file, line and field.
 printf 'trace %s\nmemory-limit 10%%\nswappiness 1 999\n' "$PWD/traces/anon-storm-small/ctf" >"$tmp/bad.sweep"
 run_err "bad swappiness: file, line, key" 1 "bad.sweep:3: swappiness: '999' is not a swappiness" \

@@ -17,7 +17,7 @@ struct report_identity {
 	int swappiness;
 	uint64_t memory_limit;          /* bytes; 0 none */
 	uint64_t node_memory;           /* bytes */
-	const char *swap;               /* preset name or "none" */
+	const char *swap;               /* as asked (a spec), else preset name or "none" */
 	uint64_t seed;
 };
 
