@@ -934,6 +934,34 @@ static int cgroup_pids(int **out)
  * kdamond and the new list is emitted as damon_target events. */
 static int damon_targets[64], nr_damon_targets = -1;
 
+/* Writes TARGETS as the kdamond's pid targets and commits them: 0, or -1
+ * with errno (a warning already printed for all but a commit's EINVAL). */
+static int damon_commit(const int *pids, int n)
+{
+	char path[4200], val[32];
+	snprintf(path, sizeof(path), "%s/contexts/0/targets/nr_targets", opt.damon_dir);
+	snprintf(val, sizeof(val), "%d", n);
+	if (write_str(path, val) != 0) {
+		fprintf(stderr, PROG ": warning: DAMON: cannot set nr_targets: %s\n", strerror(errno));
+		return -1;
+	}
+	for (int i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "%s/contexts/0/targets/%d/pid_target", opt.damon_dir, i);
+		snprintf(val, sizeof(val), "%d", pids[i]);
+		write_str(path, val);
+	}
+	/* kdamond ends by itself once none of its targets lives
+	 * (kdamond_need_stop): with short-lived processes, as a compile's,
+	 * it is off by the next refresh, and a commit to a kdamond that is
+	 * not running is refused (EINVAL).  Then start it again on the new
+	 * targets. */
+	snprintf(path, sizeof(path), "%s/state", opt.damon_dir);
+	char *state = read_file(path, NULL);
+	int off = state && strncmp(state, "off", 3) == 0;
+	free(state);
+	return write_str(path, off ? "on" : "commit");
+}
+
 static void damon_refresh(const int *pids, int n)
 {
 	if (!opt.damon_dir)
@@ -944,27 +972,31 @@ static void damon_refresh(const int *pids, int n)
 		return;
 	if (n == 0)
 		return;                 /* keep monitoring the last ones */
-	char path[4200], val[32];
-	snprintf(path, sizeof(path), "%s/contexts/0/targets/nr_targets", opt.damon_dir);
-	snprintf(val, sizeof(val), "%d", n);
-	if (write_str(path, val) != 0) {
-		fprintf(stderr, PROG ": warning: DAMON: cannot set nr_targets: %s\n", strerror(errno));
-		return;
+	int alive[64];
+	memcpy(alive, pids, n * sizeof(int));
+	int rc = damon_commit(alive, n);
+	if (rc != 0 && errno == EINVAL) {
+		/* damon_sysfs_add_target refuses the whole list when one pid
+		 * has no struct pid any more (find_get_pid): a process that
+		 * was reaped between the cgroup's listing and the commit, as
+		 * the short-lived ones of a compile are.  Commit the living. */
+		int m = 0;
+		for (int i = 0; i < n; i++)
+			if (kill(alive[i], 0) == 0 || errno == EPERM)
+				alive[m++] = alive[i];
+		n = m;
+		rc = n ? damon_commit(alive, n) : 0;
+		if (!n)
+			return;
 	}
-	for (int i = 0; i < n; i++) {
-		snprintf(path, sizeof(path), "%s/contexts/0/targets/%d/pid_target", opt.damon_dir, i);
-		snprintf(val, sizeof(val), "%d", pids[i]);
-		write_str(path, val);
-	}
-	snprintf(path, sizeof(path), "%s/state", opt.damon_dir);
-	if (write_str(path, "commit") != 0) {
+	if (rc != 0) {
 		fprintf(stderr, PROG ": warning: DAMON: commit failed: %s\n", strerror(errno));
 		return;
 	}
 	uint64_t kts = now_mono();
 	for (int i = 0; i < n; i++) {
-		damon_targets[i] = pids[i];
-		lttng_ust_tracepoint(vmreplay_capture, damon_target, kts, (uint32_t)i, pids[i]);
+		damon_targets[i] = alive[i];
+		lttng_ust_tracepoint(vmreplay_capture, damon_target, kts, (uint32_t)i, alive[i]);
 	}
 	nr_damon_targets = n;
 }

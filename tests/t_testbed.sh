@@ -87,6 +87,7 @@ cat >"$tmp/job.sh" <<EOF
 exec 3<$tmp/data
 head -c 40M /dev/zero | tail -c 40M >/dev/null || exit 1
 cat $tmp/data $tmp/data >/dev/null
+for i in 1 2 3 4 5 6; do sh -c 'head -c 2M /dev/zero | cat >/dev/null; sleep 0.2'; done
 EOF
 chmod +x "$tmp/job.sh"
 head -c 16M /dev/urandom >"$tmp/data"
@@ -127,6 +128,11 @@ check "events: write faults carry x86's error bits (USER|WRITE = 0x6)" \
 check "events: memcg reclaim ($(n 'mm_vmscan_memcg_reclaim_begin:') begins) with MGLRU's lru_isolate and shrink_inactive" \
     test "$(n 'mm_vmscan_memcg_reclaim_begin:')" -ge 1 -a "$(n 'mm_vmscan_lru_isolate:')" -ge 1 \
          -a "$(n 'mm_vmscan_lru_shrink_inactive:')" -ge 1
+# DAMON follows the cgroup's processes: kdamond stops by itself once none
+# of its targets lives (the short-lived ones at the end), and the agent
+# starts it again on the next list instead of a refused commit
+check "DAMON: the target list follows the processes ($(n 'damon_target:') damon_target events), no commit refused" \
+    sh -c "[ $(n 'damon_target:') -ge 6 ] && ! grep -q 'DAMON: commit failed' '$tmp/on.log'"
 check "events: the page cache (add_to_page_cache, get_pages)" \
     test "$(n 'mm_filemap_add_to_page_cache:')" -ge 1 -a "$(n 'mm_filemap_get_pages:')" -ge 1
 last=$(grep 'vmreplay:vmstat:' "$tmp/on.txt" | tail -1)
