@@ -5,22 +5,49 @@
  * bit of every PTE and, with MGLRU, looks around a young one
  * (lru_gen_look_around), as folio_referenced_one does.
  *
- * Left out (DEVIATIONS.md): an anonymous folio has one PTE; a file folio's
- * PTEs beyond the first address space's share one accessed bit (struct
- * folio_ptes), so folio_referenced returns 0, 1 or 2.
+ * Left out (DEVIATIONS.md): an anonymous folio has one PTE, its owner's;
+ * a file folio's PTEs beyond the first address space's share one accessed
+ * bit (struct folio_ptes), so folio_referenced returns 0, 1 or 2.
  */
 #include "internal.h"
 
-/* 1 for the first address space's PTE, 2 for the others', 0 for none:
- * the one PROC would reach PFN through. */
+/* 1 for the first address space's PTE (an anonymous folio's, its
+ * owner's), 2 for the others', 0 for none: the one PROC would reach PFN
+ * through. */
 static int folio_pte_of(const struct engine *e, uint32_t pfn, uint32_t proc)
 {
+	const struct folio *f = &e->folio[pfn];
 	const struct folio_ptes *p = &e->ptes[pfn];
-	if (!(e->folio[pfn].flags & PG_mapped))
+	if (!(f->flags & PG_mapped))
 		return 0;
+	if (!folio_is_file_lru(f))
+		return f->owner == proc;
 	if (p->first == proc)
 		return 1;
 	return (p->other & ~PTES_YOUNG) == proc + 1 ? 2 : 0;
+}
+
+int folio_pte_young(const struct engine *e, uint32_t pfn, uint32_t proc)
+{
+	switch (folio_pte_of(e, pfn, proc)) {
+	case 1:
+		return !!(e->folio[pfn].flags & PG_young);
+	case 2:
+		return !!(e->ptes[pfn].other & PTES_YOUNG);
+	}
+	return 0;
+}
+
+void folio_pte_mkold(struct engine *e, uint32_t pfn, uint32_t proc)
+{
+	switch (folio_pte_of(e, pfn, proc)) {
+	case 1:
+		e->folio[pfn].flags &= ~PG_young;
+		break;
+	case 2:
+		e->ptes[pfn].other &= ~PTES_YOUNG;
+		break;
+	}
 }
 
 int folio_pte_present(const struct engine *e, uint32_t pfn, uint32_t proc)
@@ -83,13 +110,15 @@ int folio_referenced(struct engine *e, uint32_t pfn, struct scan_control *sc, ui
 		return 0;
 	/* folio_referenced_one for each VMA that maps it: one reference per
 	 * young PTE, each cleared (ptep_clear_flush_young_notify) */
-	int referenced = !!(f->flags & PG_young) + !!(p->other & PTES_YOUNG);
+	int young = !!(f->flags & PG_young), young_other = !!(p->other & PTES_YOUNG);
+	int referenced = young + young_other;
 	f->flags &= ~PG_young;
 	p->other &= ~PTES_YOUNG;
-	/* a young PTE is looked around; the replay's look-around knows one
-	 * address space per folio (DEVIATIONS.md), so it runs once */
-	if (referenced && lru_gen_enabled(e))
-		lru_gen_look_around(e, pfn, sc);
+	/* each young PTE is looked around, in its own address space */
+	if (young && lru_gen_enabled(e))
+		lru_gen_look_around(e, pfn, sc, folio_is_file_lru(f) ? p->first : f->owner);
+	if (young_other && lru_gen_enabled(e))
+		lru_gen_look_around(e, pfn, sc, (p->other & ~PTES_YOUNG) - 1);
 	/* pra->vm_flags: the young PTEs' VMAs' flags */
 	if (referenced && (f->flags & PG_exec))
 		*vm_exec = 1;
