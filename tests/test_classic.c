@@ -547,6 +547,100 @@ static void fault_around_exec(void **state)
 	unlink(path);
 }
 
+/* ---- PTEs in several address spaces (rmap.c) ------------------------------ */
+
+/* folio_check_references: a folio young in more than one PTE is
+ * activated at its first sighting (referenced_ptes > 1).  Process A (pid
+ * 100) faults file pages 0, 16, 32 and 48 (one per fault-around window,
+ * so no fault maps another), process B (pid 200) then faults page 0 (its
+ * own PTE: a minor fault), and A faults page 64 into the memcg of 4.
+ * Reclaim scans 0 first: two young PTEs, activated; 16, 32 and 48 are
+ * kept once (one young PTE, PG_referenced) and freed when the scan comes
+ * back to them unreferenced.  Without B's fault page 0 is one of the four
+ * kept and freed: no activation, one fault fewer. */
+static void shared_run(struct engine *e, struct vmr *v, const char *path, int shared)
+{
+	enum { N = 65 };
+	uint8_t kind[N];
+	memset(kind, 1, sizeof(kind));
+	struct vmr_rec a[5] = { fixture_rec(0, VMR_OP_LOAD, 1, 10), fixture_rec(16, VMR_OP_LOAD, 1, 10),
+				fixture_rec(32, VMR_OP_LOAD, 1, 10), fixture_rec(48, VMR_OP_LOAD, 1, 10),
+				fixture_rec(64, VMR_OP_LOAD, 1, 1000000) };
+	struct vmr_rec b[1] = { fixture_rec(0, VMR_OP_LOAD, 1, 10) };
+	struct fixture_task t[2] = { { 0, a, 5 }, { 1000, b, shared } };
+	struct fixture_ids ids[2] = { { 100, 100, 0 }, { 200, 200, 0 } };
+	assert_int_equal(fixture_vmr_ids(path, t, ids, 2, N, kind, "page_size\t4096\n"), 0);
+	classic_run(e, v, path, 4);
+}
+
+static void shared_mapping_activated(void **state)
+{
+	(void)state;
+	char path[64];
+	snprintf(path, sizeof(path), "/tmp/test_classic_sh.%d.vmr", (int)getpid());
+	struct engine e;
+	struct vmr v;
+
+	shared_run(&e, &v, path, 1);
+	assert_int_equal(e.vm[VM_pgfault], 6);
+	assert_int_equal(e.vm[VM_pgactivate], 1);
+	assert_true(e.folio[0].flags & PG_resident);
+	assert_true(e.folio[0].flags & PG_active);
+	for (uint32_t p = 16; p < 64; p += 16)
+		assert_false(e.folio[p].flags & PG_resident);
+	assert_true(e.folio[64].flags & PG_resident);
+	engine_free(&e);
+	vmr_close(&v);
+
+	shared_run(&e, &v, path, 0);
+	assert_int_equal(e.vm[VM_pgfault], 5);
+	assert_int_equal(e.vm[VM_pgactivate], 0);
+	assert_false(e.folio[0].flags & PG_resident);
+	assert_true(e.folio[64].flags & PG_resident);
+	engine_free(&e);
+	vmr_close(&v);
+	unlink(path);
+}
+
+/* filemap_map_pages maps into the faulting process's page table: 20
+ * pages of one file are read() into the cache by A (pid 100), A's read
+ * fault on page 3 maps 0..15 (A's PTEs), then B's (pid 200) read fault on
+ * page 5 maps B's PTEs over the same window, young, where A's are already
+ * there; pages 16..19 are in neither table.  Two faults.  A third
+ * process's fault (C, pid 300, on page 9) joins B's PTE (struct
+ * folio_ptes): no fault of its own counted, no fault-around. */
+static void fault_around_second_mapping(void **state)
+{
+	(void)state;
+	char path[64];
+	snprintf(path, sizeof(path), "/tmp/test_classic_fm.%d.vmr", (int)getpid());
+	enum { N = 20 };
+	uint8_t kind[N];
+	memset(kind, 1, sizeof(kind));
+	struct vmr_rec a[2] = { fixture_run(0, VMR_OP_READ, 1, N), fixture_rec(3, VMR_OP_LOAD, 1, 10) };
+	struct vmr_rec b[1] = { fixture_rec(5, VMR_OP_LOAD, 1, 10) };
+	struct vmr_rec c[1] = { fixture_rec(9, VMR_OP_LOAD, 1, 10) };
+	struct fixture_task t[3] = { { 0, a, 2 }, { 1000, b, 1 }, { 2000, c, 1 } };
+	struct fixture_ids ids[3] = { { 100, 100, 0 }, { 200, 200, 0 }, { 300, 300, 0 } };
+	assert_int_equal(fixture_vmr_ids(path, t, ids, 3, N, kind, "page_size\t4096\n"), 0);
+	struct vmr v;
+	struct engine e;
+	classic_run(&e, &v, path, 100);
+	uint32_t pa = e.tasks[0].proc, pb = e.tasks[1].proc, pc = e.tasks[2].proc;
+	assert_int_not_equal(pa, pb);
+	assert_int_equal(e.vm[VM_pgfault], 2);
+	for (uint32_t p = 0; p < N; p++) {
+		assert_int_equal(folio_pte_present(&e, p, pa), p < 16);
+		assert_int_equal(folio_pte_present(&e, p, pb), p < 16);
+		assert_false(folio_pte_present(&e, p, pc));
+		assert_int_equal(!!(e.folio[p].flags & PG_young), p < 16);
+		assert_int_equal(e.ptes[p].other, p < 16 ? (pb + 1) | PTES_YOUNG : 0);
+	}
+	engine_free(&e);
+	vmr_close(&v);
+	unlink(path);
+}
+
 /* ---- a parent waits for its child (engine.c's task_wait) ---------------- */
 
 /* The reader's shape in small: a shell (tid 100) forks a child (pid 200)
@@ -935,6 +1029,8 @@ int main(void)
 		cmocka_unit_test(exec_activated),
 		cmocka_unit_test(fault_around_window),
 		cmocka_unit_test(fault_around_exec),
+		cmocka_unit_test(shared_mapping_activated),
+		cmocka_unit_test(fault_around_second_mapping),
 		cmocka_unit_test(precached_charged_outside),
 		cmocka_unit_test(readahead_pages),
 		cmocka_unit_test(shadow_shrinker),

@@ -1260,6 +1260,46 @@ static void look_around(void **state)
 	}
 }
 
+/* lru_gen_look_around runs in the address space whose PTE was young
+ * (folio_referenced_one, for each VMA mapping the folio): 200 file pages,
+ * all cached and aged, mapped by process A (proc 0) and B (proc 1).  The
+ * folio evicted first, 199 (the page cache's oldest list's tail: the last
+ * installed), is young in B's PTE only, so look-around walks B's page
+ * table, the window [167, 231) around it: page 180, young in both, loses
+ * B's accessed bit and is marked (first sighting: PG_referenced), A's bit
+ * untouched; page 190, young in A's PTE only, is not young in B's page
+ * table and stays as it was. */
+static void look_around_own_mm(void **state)
+{
+	(void)state;
+	struct box b;
+	box_open(&b, policy_find("mglru"), 200, 0, 1000, 1000, 1);
+	struct engine *e = &b.e;
+	int memcg = box_memcg(&b);
+	struct scan_control sc = sc_for(11, memcg);
+	for (uint32_t p = 0; p < 200; p++) {
+		install(e, p, 0);
+		assert_int_equal(folio_add_file_rmap_pte(e, p, 0), 1);   /* A's PTE */
+		assert_int_equal(folio_add_file_rmap_pte(e, p, 1), 1);   /* B's */
+		folio_pte_mkold(e, p, 0);
+		folio_pte_mkold(e, p, 1);
+	}
+	assert_true(try_to_inc_max_seq(e, memcg, 3, 1, &sc));
+	assert_true(folio_pte_mkyoung(e, 199, 1));
+	assert_true(folio_pte_mkyoung(e, 180, 0));
+	assert_true(folio_pte_mkyoung(e, 180, 1));
+	assert_true(folio_pte_mkyoung(e, 190, 0));
+	assert_int_equal(evict_folios(e, 1, memcg, &sc, 1), 1);
+	assert_true(e->folio[199].flags & PG_resident);           /* kept */
+	assert_false(folio_pte_young(e, 199, 1));
+	assert_false(folio_pte_young(e, 180, 1));
+	assert_true(folio_pte_young(e, 180, 0));
+	assert_true(e->folio[180].flags & PG_referenced);
+	assert_true(folio_pte_young(e, 190, 0));
+	assert_false(e->folio[190].flags & PG_referenced);
+	box_close(&b);
+}
+
 /* ---- mglru+iso-throttle ----------------------------------------------------------------- */
 
 struct throttle_case {
@@ -1558,6 +1598,7 @@ int main(void)
 		cmocka_unit_test(k612_tiers),
 		cmocka_unit_test(fallback_priority),
 		cmocka_unit_test(look_around),
+		cmocka_unit_test(look_around_own_mm),
 		cmocka_unit_test(iso_throttle),
 		cmocka_unit_test(scan_balance),
 		cmocka_unit_test(policy_names),

@@ -53,7 +53,8 @@ static int page_addr_cmp(const struct vmr_page *a, const struct vmr_page *b)
 /* filemap_map_pages, as do_read_fault's do_fault_around calls it: a read
  * fault through a file mapping maps the page cache around the faulting
  * page — the fault_around_pages window aligned around it, of the same
- * file — where a page is cached, unlocked and not mapped yet.  The PTEs
+ * file — where a page is cached, unlocked and not mapped yet by the
+ * faulting process (another's PTE is another page table).  The PTEs
  * it sets are young (set_pte_range: arch_wants_old_prefaulted_pte is
  * false on x86 and UML, whose VMA protections carry _PAGE_ACCESSED), and
  * no fault is counted for them.  They are the faulting VMA's PTEs
@@ -62,7 +63,7 @@ static int page_addr_cmp(const struct vmr_page *a, const struct vmr_page *b)
  * hands its VM_EXEC to folio_check_references, which activates the
  * executable text at its first young sighting.  The window is aligned by
  * file offset: the trace has no VMAs (DEVIATIONS.md). */
-void filemap_map_pages(struct engine *e, uint32_t pfn)
+void filemap_map_pages(struct engine *e, uint32_t pfn, uint32_t proc)
 {
 	const struct page_ids *file = pages_file_by_addr(e->v);
 	const struct vmr_page *pg = e->v->pages, *me = &pg[pfn];
@@ -90,9 +91,10 @@ void filemap_map_pages(struct engine *e, uint32_t pfn)
 		struct folio *nf = &e->folio[n];
 		/* next_uptodate_folio: cached, not being read; a PTE already
 		 * there is left alone */
-		if (n == pfn || (nf->flags & (PG_resident | PG_locked | PG_mapped | PG_isolated)) !=
-				PG_resident)
+		if (n == pfn || (nf->flags & (PG_resident | PG_locked | PG_isolated)) != PG_resident ||
+		    folio_pte_present(e, n, proc))
 			continue;
-		nf->flags |= PG_mapped | PG_young | vm_exec;
+		folio_add_file_rmap_pte(e, n, proc);
+		nf->flags |= vm_exec;
 	}
 }

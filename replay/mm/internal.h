@@ -116,9 +116,9 @@ void wb_wakeup_delayed(struct engine *e);
 void folio_end_writeback(struct engine *e, uint32_t pfn);
 /* The queue of PFN's lock waiters. */
 struct sim_waitq *folio_waitqueue(struct engine *e, uint32_t pfn);
-/* do_fault_around: a read fault on file page PFN maps its cached
- * neighbours (filemap_map_pages). */
-void filemap_map_pages(struct engine *e, uint32_t pfn);
+/* do_fault_around: a read fault of process PROC on file page PFN maps
+ * its cached neighbours into PROC's page table (filemap_map_pages). */
+void filemap_map_pages(struct engine *e, uint32_t pfn, uint32_t proc);
 
 /* ---- swap.c ---------------------------------------------------------------- */
 void folio_add_lru(struct engine *e, uint32_t pfn);
@@ -129,9 +129,26 @@ void lru_note_cost(struct engine *e, int memcg, int file, uint64_t nr_io, uint64
 void lru_note_cost_refault(struct engine *e, uint32_t pfn);
 
 /* ---- rmap.c ---------------------------------------------------------------- */
-/* folio_referenced: test and clear the young bit of the folio's mapping;
- * with MGLRU a young one is looked around (lru_gen_look_around). */
+/* folio_referenced: test and clear the young bits of the folio's PTEs,
+ * returning how many were young; with MGLRU a young one is looked around
+ * (lru_gen_look_around). */
 int folio_referenced(struct engine *e, uint32_t pfn, struct scan_control *sc, uint32_t *vm_exec);
+/* Has process PROC a PTE for PFN?  (A third address space has none of
+ * its own: struct folio_ptes.) */
+int folio_pte_present(const struct engine *e, uint32_t pfn, uint32_t proc);
+/* folio_pte_mkyoung: process PROC touches file folio PFN through the PTE
+ * it has; 0 when it has none. */
+int folio_pte_mkyoung(struct engine *e, uint32_t pfn, uint32_t proc);
+/* folio_add_file_rmap_pte: PROC, which has no PTE for the file folio PFN,
+ * maps it young; 1 when the PTE is its own (a fault to count, the fault
+ * path to run), 0 when it joins the others' shared one. */
+int folio_add_file_rmap_pte(struct engine *e, uint32_t pfn, uint32_t proc);
+/* The accessed bit of address space PROC's PTE for PFN (an anonymous
+ * folio's is its owner's): is it set (0 without a PTE), clear it. */
+int folio_pte_young(const struct engine *e, uint32_t pfn, uint32_t proc);
+void folio_pte_mkold(struct engine *e, uint32_t pfn, uint32_t proc);
+/* try_to_unmap: every PTE of PFN goes. */
+void try_to_unmap(struct engine *e, uint32_t pfn);
 
 /* ---- swap_state.c ----------------------------------------------------------- */
 /* swapin_readahead after a swap-in of PFN by T from a queued device. */

@@ -3,10 +3,11 @@
  * mm/memory.c (do_anonymous_page, do_swap_page, zap_pte_range), the
  * fault and read paths of mm/filemap.c, and exit_mmap (mm/mmap.c).
  *
- * Left out (DEVIATIONS.md): page tables and VMAs (one mapping per folio,
- * a PG_mapped flag and its young bit; fault-around's window is aligned by
- * file offset), large folios; a folio being read is installed when its
- * read is issued.
+ * Left out (DEVIATIONS.md): page tables and VMAs (an anonymous folio has
+ * one mapping, a PG_mapped flag and its young bit, a file folio a PTE per
+ * address space, rmap.c; fault-around's window is aligned by file
+ * offset), large folios; a folio being read is installed when its read
+ * is issued.
  */
 #include "internal.h"
 #include "swap_state.h"
@@ -155,10 +156,13 @@ int fault_in(struct engine *e, struct task_state *t, uint32_t pfn, unsigned op, 
 		f->flags &= ~PG_shadow;
 	if (op == VMR_OP_LOAD || op == VMR_OP_STORE) {
 		count_vm_events(e, VM_pgfault, 1);
-		f->flags |= PG_mapped | PG_young;
+		if (file)
+			folio_add_file_rmap_pte(e, pfn, t->proc);
+		else
+			f->flags |= PG_mapped | PG_young;
 		/* do_read_fault: fault-around first */
 		if (op == VMR_OP_LOAD && file)
-			filemap_map_pages(e, pfn);
+			filemap_map_pages(e, pfn, t->proc);
 	}
 	/* A new anonymous page is dirty from the start: it has no copy. */
 	if (op == VMR_OP_STORE || op == VMR_OP_WRITE || (!file && !(f->flags & PG_swapcache)))
@@ -214,11 +218,23 @@ int access_page(struct engine *e, struct task_state *t, uint32_t pfn, unsigned o
 	switch (op) {
 	case VMR_OP_LOAD:
 	case VMR_OP_STORE:
+		if (file) {
+			/* A process without a PTE for it faults (minor: map a
+			 * cached page, do_fault_around first); one with a PTE
+			 * sets its accessed bit. */
+			if (!folio_pte_mkyoung(e, pfn, t->proc) &&
+			    folio_add_file_rmap_pte(e, pfn, t->proc)) {
+				count_vm_events(e, VM_pgfault, 1);
+				if (op == VMR_OP_LOAD)
+					filemap_map_pages(e, pfn, t->proc);
+			}
+			if (op == VMR_OP_STORE)
+				folio_mark_dirty(e, pfn);
+			break;
+		}
 		if (!(f->flags & PG_mapped)) {
 			count_vm_events(e, VM_pgfault, 1);   /* minor: map a cached page */
 			f->flags |= PG_mapped;
-			if (op == VMR_OP_LOAD && file)
-				filemap_map_pages(e, pfn);   /* do_fault_around */
 			/* do_swap_page found it in the swap cache; then
 			 * should_try_to_free_swap, as for a swap-in. */
 			if (f->flags & PG_swapcache) {

@@ -80,6 +80,19 @@ struct folio {
 	uint32_t owner;             /* process (address space) index           */
 };
 
+/* The page tables that map a file folio (the kernel's reverse map: the
+ * folio's mapcount and a PTE in each address space that maps it).  The
+ * first address space's PTE is the folio's PG_mapped and PG_young; the
+ * PTEs of all the others share OTHER: 1 + the first of them to map it,
+ * PTES_YOUNG its accessed bit (folio_check_references asks only whether
+ * more than one PTE was young: DEVIATIONS.md).  Anonymous folios have
+ * one mapping (an address space's own pages in the trace). */
+struct folio_ptes {
+	uint32_t first;             /* process of the PG_mapped PTE            */
+	uint32_t other;             /* 1 + process of the others', 0 for none  */
+};
+#define PTES_YOUNG (1u << 31)
+
 /* ---- vmstat ---------------------------------------------------------- */
 #define VMSTAT_ITEMS(X) \
 	X(pgscan_kswapd) X(pgscan_direct) X(pgscan_anon) X(pgscan_file) \

@@ -1,24 +1,126 @@
 /*
- * rmap.c — folio_referenced, after mm/rmap.c: the accessed bit of the
- * folio's mapping is tested and cleared; with MGLRU a young one is looked
- * around (lru_gen_look_around), as folio_referenced_one does.
+ * rmap.c — the PTEs of a folio, after mm/rmap.c: folio_add_file_rmap_pte
+ * (a file folio mapped by each address space that faults it),
+ * try_to_unmap, and folio_referenced, which tests and clears the accessed
+ * bit of every PTE and, with MGLRU, looks around a young one
+ * (lru_gen_look_around), as folio_referenced_one does.
  *
- * Left out (DEVIATIONS.md): one mapping per folio (the trace does not say
- * who else maps it), so a folio has 0 or 1 referencing PTE.
+ * Left out (DEVIATIONS.md): an anonymous folio has one PTE, its owner's;
+ * a file folio's PTEs beyond the first address space's share one accessed
+ * bit (struct folio_ptes), so folio_referenced returns 0, 1 or 2.
  */
 #include "internal.h"
+
+/* 1 for the first address space's PTE (an anonymous folio's, its
+ * owner's), 2 for the others', 0 for none: the one PROC would reach PFN
+ * through. */
+static int folio_pte_of(const struct engine *e, uint32_t pfn, uint32_t proc)
+{
+	const struct folio *f = &e->folio[pfn];
+	const struct folio_ptes *p = &e->ptes[pfn];
+	if (!(f->flags & PG_mapped))
+		return 0;
+	if (!folio_is_file_lru(f))
+		return f->owner == proc;
+	if (p->first == proc)
+		return 1;
+	return (p->other & ~PTES_YOUNG) == proc + 1 ? 2 : 0;
+}
+
+int folio_pte_young(const struct engine *e, uint32_t pfn, uint32_t proc)
+{
+	switch (folio_pte_of(e, pfn, proc)) {
+	case 1:
+		return !!(e->folio[pfn].flags & PG_young);
+	case 2:
+		return !!(e->ptes[pfn].other & PTES_YOUNG);
+	}
+	return 0;
+}
+
+void folio_pte_mkold(struct engine *e, uint32_t pfn, uint32_t proc)
+{
+	switch (folio_pte_of(e, pfn, proc)) {
+	case 1:
+		e->folio[pfn].flags &= ~PG_young;
+		break;
+	case 2:
+		e->ptes[pfn].other &= ~PTES_YOUNG;
+		break;
+	}
+}
+
+int folio_pte_present(const struct engine *e, uint32_t pfn, uint32_t proc)
+{
+	return folio_pte_of(e, pfn, proc) != 0;
+}
+
+/* A touch the trace shows: the accessed bit of PROC's PTE is set
+ * (handle_pte_fault's pte_mkyoung; under UML a touch through an old PTE
+ * faults, the host mapping it inaccessible). */
+int folio_pte_mkyoung(struct engine *e, uint32_t pfn, uint32_t proc)
+{
+	switch (folio_pte_of(e, pfn, proc)) {
+	case 1:
+		e->folio[pfn].flags |= PG_young;
+		return 1;
+	case 2:
+		e->ptes[pfn].other |= PTES_YOUNG;
+		return 1;
+	}
+	return 0;
+}
+
+/* folio_add_file_rmap_pte: the mapcount goes up by PROC's PTE, set young
+ * (do_set_pte / set_pte_range: a fault's PTE, or fault-around's, whose
+ * prefaulted PTEs are young on x86 and UML).  A third address space's PTE
+ * joins the second's: its first touch then neither counts a fault nor
+ * faults around. */
+int folio_add_file_rmap_pte(struct engine *e, uint32_t pfn, uint32_t proc)
+{
+	struct folio *f = &e->folio[pfn];
+	struct folio_ptes *p = &e->ptes[pfn];
+	if (!(f->flags & PG_mapped)) {
+		f->flags |= PG_mapped | PG_young;
+		p->first = proc;
+		p->other = 0;
+		return 1;
+	}
+	int own = !p->other;
+	if (own)
+		p->other = proc + 1;
+	p->other |= PTES_YOUNG;
+	return own;
+}
+
+/* try_to_unmap: every address space's PTE is cleared (the mapcount drops
+ * to 0), as reclaim does before it frees a mapped folio. */
+void try_to_unmap(struct engine *e, uint32_t pfn)
+{
+	e->folio[pfn].flags &= ~(PG_mapped | PG_young);
+	e->ptes[pfn].other = 0;
+}
 
 int folio_referenced(struct engine *e, uint32_t pfn, struct scan_control *sc, uint32_t *vm_exec)
 {
 	struct folio *f = &e->folio[pfn];
+	struct folio_ptes *p = &e->ptes[pfn];
 	*vm_exec = 0;
 	if (!(f->flags & PG_mapped))
 		return 0;
-	int young = !!(f->flags & PG_young);
+	/* folio_referenced_one for each VMA that maps it: one reference per
+	 * young PTE, each cleared (ptep_clear_flush_young_notify) */
+	int young = !!(f->flags & PG_young), young_other = !!(p->other & PTES_YOUNG);
+	int referenced = young + young_other;
 	f->flags &= ~PG_young;
+	p->other &= ~PTES_YOUNG;
+	/* each young PTE is looked around, in its own address space */
 	if (young && lru_gen_enabled(e))
-		lru_gen_look_around(e, pfn, sc);
-	if (young && (f->flags & PG_exec))
+		lru_gen_look_around(e, pfn, sc, folio_is_file_lru(f) ? p->first : f->owner);
+	if (young_other && lru_gen_enabled(e))
+		lru_gen_look_around(e, pfn, sc, (p->other & ~PTES_YOUNG) - 1);
+	/* pra->vm_flags: the young PTEs' VMAs' flags */
+	if (referenced && (f->flags & PG_exec))
 		*vm_exec = 1;
-	return young;
+	return referenced;
 }

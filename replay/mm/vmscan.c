@@ -241,9 +241,8 @@ uint64_t shrink_folio_list(struct engine *e, uint32_t *list, uint32_t *nr, struc
 			f->flags |= PG_swapcache | PG_dirty;
 		}
 
-		/* try_to_unmap: the single mapping goes away. */
 		if (f->flags & PG_mapped)
-			f->flags &= ~(PG_mapped | PG_young);
+			try_to_unmap(e, pfn);
 
 		if (f->flags & PG_dirty) {
 			/* Only kswapd writes file folios, and only those it met

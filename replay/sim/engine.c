@@ -406,6 +406,9 @@ int engine_init(struct engine *e, const struct vmr *v, const struct engine_param
 	if (!e->folio)
 		goto oom;
 	e->lru_next = lru_gen_enabled(e) ? next : NULL;
+	e->ptes = calloc(e->nr_folios, sizeof(*e->ptes));
+	if (!e->ptes)
+		goto oom;
 	for (uint32_t i = 0; i < e->nr_folios; i++) {
 		if (v->pages[i].kind == VMR_PAGE_ANON)
 			e->folio[i].flags = PG_swapbacked;
@@ -596,6 +599,7 @@ void engine_free(struct engine *e)
 	backing_free(&e->file);
 	if (e->folio)
 		munmap(e->folio, e->folio_bytes);
+	free(e->ptes);
 	swap_ra_free(e);
 	shadow_nodes_free(e);
 	for (int i = 0; e->memcgs && i < e->nr_memcgs; i++)

@@ -51,14 +51,14 @@ static void walk_update_folio(struct engine *e, uint32_t pfn, int walk, int new_
 	}
 }
 
-/* lru_gen_look_around: the PTE of PFN was young; scan the PTEs around it
- * in the same page table (a 2 MiB-aligned range of the address space,
+/* lru_gen_look_around: the PTE of PFN in address space MM was young;
+ * scan the PTEs around it in the same page table (a 2 MiB-aligned range of the address space,
  * clamped to MIN_LRU_BATCH pages around it) and treat every other young
  * folio of the same memcg as the aging walk would.  Neighbours are the
  * trace's pages of the same address space (anon: pid and virtual page
- * number; file: inode and page offset, mapped by the same process) —
+ * number; file: inode and page offset) with a young PTE in MM —
  * VMA boundaries and the Bloom filter feedback are not modelled. */
-void lru_gen_look_around(struct engine *e, uint32_t pfn, struct scan_control *sc)
+void lru_gen_look_around(struct engine *e, uint32_t pfn, struct scan_control *sc, uint32_t mm)
 {
 	struct mglru *m = mglru_of(e);
 	const struct folio *f = &e->folio[pfn];
@@ -89,12 +89,10 @@ void lru_gen_look_around(struct engine *e, uint32_t pfn, struct scan_control *sc
 				break;
 			uint32_t n = m->addr_order[r];
 			struct folio *nf = &e->folio[n];
-			/* get_pte_pfn: present and young; get_pfn_folio: on the
-			 * lrugen lists of the same memcg (and here: the same mm) */
-			if ((nf->flags & (PG_resident | PG_mapped | PG_young)) !=
-			    (PG_resident | PG_mapped | PG_young))
-				continue;
-			if (nf->memcg != f->memcg || nf->owner != f->owner)
+			/* get_pte_pfn: present and young in MM's page table;
+			 * get_pfn_folio: on the lrugen lists of the same memcg */
+			if (!(nf->flags & PG_resident) || !folio_pte_young(e, n, mm) ||
+			    nf->memcg != f->memcg)
 				continue;
 			if (folio_lru_gen(nf) < 0) {
 				/* 6.12 (mglru+k6.12-refs): an isolated neighbour
@@ -102,11 +100,11 @@ void lru_gen_look_around(struct engine *e, uint32_t pfn, struct scan_control *sc
 				 * the mm tree's get_pfn_folio skips it */
 				if (!patch_k612_refs(e) || !(nf->flags & PG_isolated))
 					continue;
-				nf->flags &= ~PG_young;
+				folio_pte_mkold(e, n, mm);
 				nf->flags |= PG_referenced;
 				continue;
 			}
-			nf->flags &= ~PG_young;
+			folio_pte_mkold(e, n, mm);
 			if (patch_k612_refs(e) && !walk) {
 				/* 6.12 without a walk context: activated at once */
 				if (folio_lru_gen(nf) != gen) {

@@ -191,8 +191,9 @@ void lru_gen_exit(struct engine *e);
 void lru_gen_shrink_node(struct engine *e, struct scan_control *sc);
 void lru_gen_shrink_lruvec(struct engine *e, int memcg, struct scan_control *sc);
 void lru_gen_age_node(struct engine *e, struct scan_control *sc);
-/* lru_gen_look_around: PFN's PTE was young (folio_referenced). */
-void lru_gen_look_around(struct engine *e, uint32_t pfn, struct scan_control *sc);
+/* lru_gen_look_around: PFN's PTE in address space MM was young
+ * (folio_referenced). */
+void lru_gen_look_around(struct engine *e, uint32_t pfn, struct scan_control *sc, uint32_t mm);
 /* lru_gen_set_refs: a young PTE seen by eviction: 1 if it promotes. */
 int lru_gen_set_refs(struct folio *f);
 
