@@ -6,7 +6,8 @@
  * Left out (DEVIATIONS.md): page tables and VMAs (one mapping per folio,
  * a PG_mapped flag and its young bit; fault-around's window is aligned by
  * file offset), large folios; a folio being read is installed when its
- * read is issued.
+ * read is issued, locked until the read completes (folio_start_read),
+ * and only a task that faults it waits for the read.
  */
 #include "internal.h"
 #include "swap_state.h"
@@ -45,6 +46,10 @@ void release_page(struct engine *e, uint32_t pfn)
 	struct folio *f = &e->folio[pfn];
 	folio_free_swap(e, pfn);
 	f->flags &= ~(PG_shadow | PG_seen | PG_swapped | PG_precached);
+	/* A read still in flight is abandoned (truncate would wait for
+	 * it): its folio_end_read finds the folio gone. */
+	if (f->flags & PG_resident)
+		f->flags &= ~PG_locked;
 	if (!(f->flags & PG_resident)) {
 		workingset_update_node(e, pfn);     /* its shadow went */
 		return;
@@ -109,24 +114,41 @@ int fault_in(struct engine *e, struct task_state *t, uint32_t pfn, unsigned op, 
 	f->owner = owner;
 	e->procs[owner].rss++;
 
+	/* When the folio's read completes, if one is issued; a synchronous
+	 * device (zram) reads before the folio goes on the LRU
+	 * (do_swap_page's SWP_SYNCHRONOUS_IO path), so it is never seen
+	 * locked there. */
+	simtime_t read_done = 0;
+	struct backing *dev = file ? &e->file : &e->swap;
 	if (major) {
 		/* A refault: the task waits for the read (task_step resumes it
 		 * at io_until).  The folio is installed when the read is issued,
 		 * so other tasks do not wait for it (DEVIATIONS.md). */
-		simtime_t done = submit_read(e, file ? &e->file : &e->swap);
+		simtime_t done = submit_read(e, dev);
 		if (op == VMR_OP_LOAD || op == VMR_OP_STORE)
 			count_vm_events(e, VM_pgmajfault, 1);
 		if (!file)
 			count_vm_events(e, VM_pswpin, 1);
 		t->io_until = done;
 		t->stall_ns += done - e->sim.now;
+		read_done = done;
 	} else if (swap_ra) {
 		/* Read in the same plug as the fault; nobody waits for it
 		 * (swap_read_folio counts it in pswpin all the same). */
-		submit_read(e, &e->swap);
+		read_done = submit_read(e, &e->swap);
 		count_vm_events(e, VM_pswpin, 1);
 		f->flags |= PG_readahead;
+	} else if (readahead && file) {
+		/* A page-cache read-ahead page, inserted when the trace shows
+		 * it (page_cache_ra_unbounded): locked until the window's read
+		 * completes, which nobody waits for here.  A page a task
+		 * reads or faults for the first time is not: its record comes
+		 * when the kernel had read it, the capture's gap holding the
+		 * wait. */
+		read_done = submit_read_batched(e, &e->file);
 	}
+	if (dev->p.sync)
+		read_done = 0;
 
 	f->flags |= PG_resident | PG_seen;
 	f->flags &= ~(PG_active | PG_referenced | PG_workingset | PG_young | PG_mapped);
@@ -165,7 +187,10 @@ int fault_in(struct engine *e, struct task_state *t, uint32_t pfn, unsigned op, 
 		folio_mark_dirty(e, pfn);
 	folio_add_lru(e, pfn);
 	e->in_lru_fault = 0;                /* lru_gen_exit_fault */
-	f->flags &= ~PG_locked;
+	if (read_done > e->sim.now)
+		folio_start_read(e, pfn, read_done);   /* stays locked */
+	else
+		f->flags &= ~PG_locked;
 	sim_wake_all(&e->sim, folio_waitqueue(e, pfn));
 	if (major && !file && swap_use_readahead(e))
 		return swapin_readahead(e, t, pfn);
@@ -195,7 +220,7 @@ int access_page(struct engine *e, struct task_state *t, uint32_t pfn, unsigned o
 		if (!e->sim.current)
 			return -1;
 		simtime_t t0 = e->sim.now;
-		while ((f->flags & PG_locked) && !t->killed)
+		while ((f->flags & (PG_locked | PG_resident)) == PG_locked && !t->killed)
 			sim_wait(&e->sim, folio_waitqueue(e, pfn), NSEC_PER_SEC);
 		t->stall_ns += e->sim.now - t0;
 		if (t->killed)

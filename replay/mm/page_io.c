@@ -14,6 +14,17 @@ simtime_t submit_read(struct engine *e, struct backing *dev)
 	return done;
 }
 
+/* A page read in the same request as the read the kernel issues for a
+ * whole read-ahead window (read_pages: one bio for its folios), which
+ * nobody here waits for: it completes one request's latency on (the
+ * capture's median, without jitter) and holds no queue slot of its
+ * own, as a window of many pages is one request. */
+simtime_t submit_read_batched(struct engine *e, struct backing *dev)
+{
+	dev->reads++;
+	return e->sim.now + dev->p.delay_ns + dev->p.read_ns;
+}
+
 void submit_write(struct engine *e, uint32_t pfn)
 {
 	struct backing *dev = folio_is_file_lru(&e->folio[pfn]) ? &e->file : &e->swap;

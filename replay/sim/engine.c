@@ -562,6 +562,9 @@ int engine_run(struct engine *e)
 		case EV_IO_DONE:
 			folio_end_writeback(e, ev.id);
 			break;
+		case EV_READ_DONE:
+			folio_end_read(e, ev.id, (uint16_t)ev.arg);
+			break;
 		case EV_FLUSH:
 			wb_workfn(e, (int)ev.id);
 			break;

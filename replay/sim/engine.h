@@ -54,6 +54,7 @@ enum ev_kind {
 	EV_WAKE,          /* a coroutine's sleep or wait ended      */
 	EV_TASK,          /* a task's next record is due            */
 	EV_IO_DONE,       /* writeback of folio ID completed        */
+	EV_READ_DONE,     /* the read of folio ID completed (ARG: its read_seq) */
 	EV_FLUSH,         /* the flusher's run: ID 0 periodic, 1 kicked */
 	EV_STATS_FLUSH,   /* the memcg statistics' periodic flush   */
 	EV_STATS_READ,    /* the capture read memory.stat           */
