@@ -63,6 +63,21 @@ void release_page(struct engine *e, uint32_t pfn)
 	free_unref_folio(e, pfn);
 }
 
+/* A read-ahead page joins its task's window (read_pages). */
+static int ra_window_add(struct task_state *t, uint32_t pfn, uint16_t seq)
+{
+	if (t->ra_nr == t->ra_cap) {
+		uint32_t cap = t->ra_cap ? 2 * t->ra_cap : 64;
+		struct ra_page *ra = realloc(t->ra, cap * sizeof(*ra));
+		if (!ra)
+			return -1;
+		t->ra = ra;
+		t->ra_cap = cap;
+	}
+	t->ra[t->ra_nr++] = (struct ra_page){ pfn, seq };
+	return 0;
+}
+
 /* A page that is not resident is brought in, as do_anonymous_page,
  * do_swap_page, filemap_fault and filemap_read do: allocated, charged,
  * read if it has been in memory before, checked against its shadow
@@ -138,17 +153,19 @@ int fault_in(struct engine *e, struct task_state *t, uint32_t pfn, unsigned op, 
 		read_done = submit_read(e, &e->swap);
 		count_vm_events(e, VM_pswpin, 1);
 		f->flags |= PG_readahead;
-	} else if (readahead && file) {
-		/* A page-cache read-ahead page, inserted when the trace shows
-		 * it (page_cache_ra_unbounded): locked until the window's read
-		 * completes, which nobody waits for here.  A page a task
-		 * reads or faults for the first time is not: its record comes
-		 * when the kernel had read it, the capture's gap holding the
-		 * wait. */
-		read_done = submit_read_batched(e, &e->file);
 	}
 	if (dev->p.sync)
 		read_done = 0;
+	/* A page-cache read-ahead page, inserted when the trace shows it
+	 * (page_cache_ra_unbounded): locked until the window's read, which
+	 * read_pages issues once the window is in, completes.  A page a
+	 * task reads or faults for the first time is not: its record comes
+	 * when the kernel had read it, the capture's gap holding the wait. */
+	int in_window = readahead && file && !e->file.p.sync;
+	if (in_window && ra_window_add(t, pfn, ++f->read_seq) != 0) {
+		e->failed = 1;
+		in_window = 0;
+	}
 
 	f->flags |= PG_resident | PG_seen;
 	f->flags &= ~(PG_active | PG_referenced | PG_workingset | PG_young | PG_mapped);
@@ -189,12 +206,30 @@ int fault_in(struct engine *e, struct task_state *t, uint32_t pfn, unsigned op, 
 	e->in_lru_fault = 0;                /* lru_gen_exit_fault */
 	if (read_done > e->sim.now)
 		folio_start_read(e, pfn, read_done);   /* stays locked */
-	else
+	else if (!in_window)
 		f->flags &= ~PG_locked;
 	sim_wake_all(&e->sim, folio_waitqueue(e, pfn));
 	if (major && !file && swap_use_readahead(e))
 		return swapin_readahead(e, t, pfn);
 	return 1;
+}
+
+/* read_pages (mm/readahead.c): page_cache_ra_unbounded inserts a
+ * window's folios, locked, then reads them in one request.  The trace
+ * shows the insertions, not where a window ends: a task's window ends
+ * with its run of read-ahead records (the engine calls this after the
+ * last one, and at the task's end), before the read() or fault it was
+ * for, or right after the fault whose asynchronous read-ahead it was.
+ * Each folio still in memory and not brought in again since is unlocked
+ * when the request completes (folio_end_read checks its read_seq). */
+void read_pages(struct engine *e, struct task_state *t)
+{
+	if (!t->ra_nr)
+		return;
+	simtime_t done = submit_read_batched(e, &e->file);
+	for (uint32_t i = 0; i < t->ra_nr; i++)
+		sim_at(&e->sim, done, EV_READ_DONE, t->ra[i].pfn, t->ra[i].seq);
+	t->ra_nr = 0;
 }
 
 int access_page(struct engine *e, struct task_state *t, uint32_t pfn, unsigned op, int file)

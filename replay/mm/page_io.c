@@ -14,11 +14,10 @@ simtime_t submit_read(struct engine *e, struct backing *dev)
 	return done;
 }
 
-/* A page read in the same request as the read the kernel issues for a
- * whole read-ahead window (read_pages: one bio for its folios), which
- * nobody here waits for: it completes one request's latency on (the
- * capture's median, without jitter) and holds no queue slot of its
- * own, as a window of many pages is one request. */
+/* The read of a read-ahead window (read_pages: one request for all its
+ * folios), which nobody here waits for: it completes one request's
+ * latency on (the capture's median, without jitter) and takes no slot
+ * in the device's queue, whose requests here are single pages. */
 simtime_t submit_read_batched(struct engine *e, struct backing *dev)
 {
 	dev->reads++;
