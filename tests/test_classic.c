@@ -799,6 +799,48 @@ static void readahead_pages(void **state)
 	unlink(path);
 }
 
+/* A read-ahead window's folios are locked until its read completes
+ * (read_pages issues it after the task's run of read-ahead records; the
+ * ssd's 100 us), and shrink_folio_list's folio_trylock fails on them:
+ * pages 4-6 read ahead fill a memcg of 3, and read-ahead of page 7 in
+ * the same run reclaims with no swap, so file only: get_scan_count gives
+ * 3 >> priority, nothing down to priority 2, 1 page at priority 1 and 3
+ * at 0, every one locked and kept; do_try_to_free_pages, with nothing
+ * reclaimed, walks again (memcg_full_walk): 8 scanned; try_charge_memcg
+ * reclaims once more after drain_all_stock, then gives up
+ * (__GFP_NORETRY): pgscan_file 16, pgsteal_file 0, and page 7 is not
+ * read.  When the read() of page 4 ends the window and page 7 comes
+ * 200 us later, the read is done: reclaim frees page 4 at priority 1
+ * and, short of its SWAP_CLUSTER_MAX goal, pages 5 and 6 at priority 0
+ * (3 scanned, 3 stolen), and page 7 comes in. */
+static void readahead_locked(void **state)
+{
+	(void)state;
+	char path[64];
+	snprintf(path, sizeof(path), "/tmp/test_classic_rl.%d.vmr", (int)getpid());
+	struct engine e;
+	struct vmr v;
+	struct vmr_rec now[2] = { fixture_run(4, VMR_OP_READAHEAD, 1, 3), fixture_rec(7, VMR_OP_READAHEAD, 1, 0) };
+	readahead_run(&e, &v, path, now, 2, 3);
+	assert_int_equal(e.vm[VM_pgscan_file], 16);
+	assert_int_equal(e.vm[VM_pgsteal_file], 0);
+	assert_false(e.folio[7].flags & PG_resident);
+	engine_free(&e);
+	vmr_close(&v);
+
+	struct vmr_rec later[3] = { fixture_run(4, VMR_OP_READAHEAD, 1, 3), fixture_rec(4, VMR_OP_READ, 1, 0),
+				    fixture_rec(7, VMR_OP_READAHEAD, 1, 200000) };
+	readahead_run(&e, &v, path, later, 3, 3);
+	assert_int_equal(e.vm[VM_pgscan_file], 3);
+	assert_int_equal(e.vm[VM_pgsteal_file], 3);
+	for (int p = 4; p < 7; p++)
+		assert_false(e.folio[p].flags & PG_resident);
+	assert_true(e.folio[7].flags & PG_resident);
+	engine_free(&e);
+	vmr_close(&v);
+	unlink(path);
+}
+
 /* The reclaim of a file page as __remove_mapping does it: off the LRU, a
  * shadow, the folio freed. */
 static void evict_file(struct engine *e, uint32_t pfn)
@@ -1033,6 +1075,7 @@ int main(void)
 		cmocka_unit_test(fault_around_second_mapping),
 		cmocka_unit_test(precached_charged_outside),
 		cmocka_unit_test(readahead_pages),
+		cmocka_unit_test(readahead_locked),
 		cmocka_unit_test(shadow_shrinker),
 		cmocka_unit_test(capture_swappiness),
 		cmocka_unit_test(capture_cgroup_version),

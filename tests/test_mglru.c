@@ -222,9 +222,11 @@ static void fault_readahead_file(void **state)
  * without a fault of their own; a write fault does not fault around, and
  * pages of the next window stay unmapped until a read fault there.  Pages
  * 0-23 of one file (index = page id): read-ahead brings in 2, 4, 5, 17
- * and 19 unmapped; a read fault on 3 maps 2, 4, 5 (window 0-15); a write
- * fault on 18 maps only 18; a read fault on 16 maps 17 and 19 (18 was
- * mapped already).  pgfault counts the three faults only. */
+ * and 19 unmapped; a read fault on 3, 200 us later (past the ssd's
+ * 100 us read, which holds the read-ahead pages locked), maps 2, 4, 5
+ * (window 0-15); a write fault on 18 maps only 18; a read fault on 16
+ * maps 17 and 19 (18 was mapped already).  pgfault counts the three
+ * faults only. */
 static void fault_around(void **state)
 {
 	(void)state;
@@ -233,7 +235,7 @@ static void fault_around(void **state)
 	struct vmr_rec r[] = {
 		fixture_rec(2, VMR_OP_READAHEAD, 1, 10), fixture_rec(4, VMR_OP_READAHEAD, 1, 10),
 		fixture_rec(5, VMR_OP_READAHEAD, 1, 10), fixture_rec(17, VMR_OP_READAHEAD, 1, 10),
-		fixture_rec(19, VMR_OP_READAHEAD, 1, 10), fixture_rec(3, VMR_OP_LOAD, 1, 10),
+		fixture_rec(19, VMR_OP_READAHEAD, 1, 10), fixture_rec(3, VMR_OP_LOAD, 1, 200000),
 		fixture_rec(18, VMR_OP_STORE, 1, 10),
 	};
 	struct fixture_task t = { 0, r, sizeof(r) / sizeof(r[0]) };

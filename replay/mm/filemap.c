@@ -1,7 +1,7 @@
 /*
  * filemap.c — the folio lock's wait queues, the end of writeback and the
  * fault-around of a read fault, after mm/filemap.c (folio_waitqueue,
- * folio_end_writeback, filemap_map_pages).
+ * folio_end_read, folio_end_writeback, filemap_map_pages).
  */
 #include "internal.h"
 #include "sim/page_order.h"
@@ -11,6 +11,31 @@
 struct sim_waitq *folio_waitqueue(struct engine *e, uint32_t pfn)
 {
 	return &e->folio_wait_table[(pfn * 2654435761u) >> 22];
+}
+
+/* A folio is read locked: filemap_add_folio (page_cache_ra_unbounded,
+ * filemap_create_folio) and __read_swap_cache_async insert it locked,
+ * folio_add_lru puts it on the LRU, and the read's completion
+ * (folio_end_read from the bio's end_io: mpage_read_end_io,
+ * end_swap_bio_read) unlocks it.  Until then reclaim's folio_trylock
+ * fails on it (shrink_folio_list keeps it) and fault-around passes it
+ * (next_uptodate_folio). */
+void folio_start_read(struct engine *e, uint32_t pfn, simtime_t done)
+{
+	struct folio *f = &e->folio[pfn];
+	f->read_seq++;
+	sim_at(&e->sim, done, EV_READ_DONE, pfn, f->read_seq);
+}
+
+/* folio_end_read: the read numbered SEQ is done.  A folio released and
+ * brought in again since has another read, or none, in flight. */
+void folio_end_read(struct engine *e, uint32_t pfn, uint16_t seq)
+{
+	struct folio *f = &e->folio[pfn];
+	if (f->read_seq != seq || (f->flags & (PG_resident | PG_locked)) != (PG_resident | PG_locked))
+		return;
+	f->flags &= ~PG_locked;
+	sim_wake_all(&e->sim, folio_waitqueue(e, pfn));
 }
 
 /* folio_end_writeback: a folio reclaim marked goes to the tail, and

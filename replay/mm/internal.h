@@ -95,6 +95,9 @@ void swap_slots_free(struct engine *e);
 /* ---- page_io.c: the devices ------------------------------------------------ */
 /* A read of one page from DEV issued now; returns when it completes. */
 simtime_t submit_read(struct engine *e, struct backing *dev);
+/* A read-ahead window's read, nobody waiting for it; returns when it
+ * completes. */
+simtime_t submit_read_batched(struct engine *e, struct backing *dev);
 /* An asynchronous write of PFN to its device; folio_end_writeback runs
  * when it completes. */
 void submit_write(struct engine *e, uint32_t pfn);
@@ -114,6 +117,13 @@ void wb_wakeup_delayed(struct engine *e);
 
 /* ---- filemap.c -------------------------------------------------------------- */
 void folio_end_writeback(struct engine *e, uint32_t pfn);
+/* A read of PFN issued by fault_in is in flight until DONE: the folio
+ * stays locked until then (folio_end_read). */
+void folio_start_read(struct engine *e, uint32_t pfn, simtime_t done);
+/* read_pages: issue the read of the read-ahead window T inserted. */
+void read_pages(struct engine *e, struct task_state *t);
+/* The read numbered SEQ completed: unlock the folio. */
+void folio_end_read(struct engine *e, uint32_t pfn, uint16_t seq);
 /* The queue of PFN's lock waiters. */
 struct sim_waitq *folio_waitqueue(struct engine *e, uint32_t pfn);
 /* do_fault_around: a read fault of process PROC on file page PFN maps

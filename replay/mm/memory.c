@@ -7,7 +7,8 @@
  * one mapping, a PG_mapped flag and its young bit, a file folio a PTE per
  * address space, rmap.c; fault-around's window is aligned by file
  * offset), large folios; a folio being read is installed when its read
- * is issued.
+ * is issued, locked until the read completes (folio_start_read), and only
+ * a task that faults it waits for the read.
  */
 #include "internal.h"
 #include "swap_state.h"
@@ -46,6 +47,10 @@ void release_page(struct engine *e, uint32_t pfn)
 	struct folio *f = &e->folio[pfn];
 	folio_free_swap(e, pfn);
 	f->flags &= ~(PG_shadow | PG_seen | PG_swapped | PG_precached);
+	/* A read still in flight is abandoned (truncate would wait for
+	 * it): its folio_end_read finds the folio gone. */
+	if (f->flags & PG_resident)
+		f->flags &= ~PG_locked;
 	if (!(f->flags & PG_resident)) {
 		workingset_update_node(e, pfn);     /* its shadow went */
 		return;
@@ -57,6 +62,21 @@ void release_page(struct engine *e, uint32_t pfn)
 	if (f->flags & PG_lru)
 		lruvec_del_folio(e, folio_lruvec(e, pfn), pfn);
 	free_unref_folio(e, pfn);
+}
+
+/* A read-ahead page joins its task's window (read_pages). */
+static int ra_window_add(struct task_state *t, uint32_t pfn, uint16_t seq)
+{
+	if (t->ra_nr == t->ra_cap) {
+		uint32_t cap = t->ra_cap ? 2 * t->ra_cap : 64;
+		struct ra_page *ra = realloc(t->ra, cap * sizeof(*ra));
+		if (!ra)
+			return -1;
+		t->ra = ra;
+		t->ra_cap = cap;
+	}
+	t->ra[t->ra_nr++] = (struct ra_page){ pfn, seq };
+	return 0;
 }
 
 /* A page that is not resident is brought in, as do_anonymous_page,
@@ -110,23 +130,42 @@ int fault_in(struct engine *e, struct task_state *t, uint32_t pfn, unsigned op, 
 	f->owner = owner;
 	e->procs[owner].rss++;
 
+	/* When the folio's read completes, if one is issued; a synchronous
+	 * device (zram) reads before the folio goes on the LRU
+	 * (do_swap_page's SWP_SYNCHRONOUS_IO path), so it is never seen
+	 * locked there. */
+	simtime_t read_done = 0;
+	struct backing *dev = file ? &e->file : &e->swap;
 	if (major) {
 		/* A refault: the task waits for the read (task_step resumes it
 		 * at io_until).  The folio is installed when the read is issued,
 		 * so other tasks do not wait for it (DEVIATIONS.md). */
-		simtime_t done = submit_read(e, file ? &e->file : &e->swap);
+		simtime_t done = submit_read(e, dev);
 		if (op == VMR_OP_LOAD || op == VMR_OP_STORE)
 			count_vm_events(e, VM_pgmajfault, 1);
 		if (!file)
 			count_vm_events(e, VM_pswpin, 1);
 		t->io_until = done;
 		t->stall_ns += done - e->sim.now;
+		read_done = done;
 	} else if (swap_ra) {
 		/* Read in the same plug as the fault; nobody waits for it
 		 * (swap_read_folio counts it in pswpin all the same). */
-		submit_read(e, &e->swap);
+		read_done = submit_read(e, &e->swap);
 		count_vm_events(e, VM_pswpin, 1);
 		f->flags |= PG_readahead;
+	}
+	if (dev->p.sync)
+		read_done = 0;
+	/* A page-cache read-ahead page, inserted when the trace shows it
+	 * (page_cache_ra_unbounded): locked until the window's read, which
+	 * read_pages issues once the window is in, completes.  A page a
+	 * task reads or faults for the first time is not: its record comes
+	 * when the kernel had read it, the capture's gap holding the wait. */
+	int in_window = readahead && file && !e->file.p.sync;
+	if (in_window && ra_window_add(t, pfn, ++f->read_seq) != 0) {
+		e->failed = 1;
+		in_window = 0;
 	}
 
 	f->flags |= PG_resident | PG_seen;
@@ -169,11 +208,32 @@ int fault_in(struct engine *e, struct task_state *t, uint32_t pfn, unsigned op, 
 		folio_mark_dirty(e, pfn);
 	folio_add_lru(e, pfn);
 	e->in_lru_fault = 0;                /* lru_gen_exit_fault */
-	f->flags &= ~PG_locked;
+	if (read_done > e->sim.now)
+		folio_start_read(e, pfn, read_done);   /* stays locked */
+	else if (!in_window)
+		f->flags &= ~PG_locked;
 	sim_wake_all(&e->sim, folio_waitqueue(e, pfn));
 	if (major && !file && swap_use_readahead(e))
 		return swapin_readahead(e, t, pfn);
 	return 1;
+}
+
+/* read_pages (mm/readahead.c): page_cache_ra_unbounded inserts a
+ * window's folios, locked, then reads them in one request.  The trace
+ * shows the insertions, not where a window ends: a task's window ends
+ * with its run of read-ahead records (the engine calls this after the
+ * last one, and at the task's end), before the read() or fault it was
+ * for, or right after the fault whose asynchronous read-ahead it was.
+ * Each folio still in memory and not brought in again since is unlocked
+ * when the request completes (folio_end_read checks its read_seq). */
+void read_pages(struct engine *e, struct task_state *t)
+{
+	if (!t->ra_nr)
+		return;
+	simtime_t done = submit_read_batched(e, &e->file);
+	for (uint32_t i = 0; i < t->ra_nr; i++)
+		sim_at(&e->sim, done, EV_READ_DONE, t->ra[i].pfn, t->ra[i].seq);
+	t->ra_nr = 0;
 }
 
 int access_page(struct engine *e, struct task_state *t, uint32_t pfn, unsigned op, int file)
@@ -199,7 +259,7 @@ int access_page(struct engine *e, struct task_state *t, uint32_t pfn, unsigned o
 		if (!e->sim.current)
 			return -1;
 		simtime_t t0 = e->sim.now;
-		while ((f->flags & PG_locked) && !t->killed)
+		while ((f->flags & (PG_locked | PG_resident)) == PG_locked && !t->killed)
 			sim_wait(&e->sim, folio_waitqueue(e, pfn), NSEC_PER_SEC);
 		t->stall_ns += e->sim.now - t0;
 		if (t->killed)

@@ -42,7 +42,8 @@ enum {
 	PG_seen       = 1u << 17,  /* touched before (not a first touch)         */
 	PG_shadow_ws  = 1u << 18,  /* the shadow says: was in the workingset     */
 	PG_dirty_listed = 1u << 19, /* queued for the flusher                    */
-	PG_locked     = 1u << 20,  /* being faulted in: others wait for it       */
+	PG_locked     = 1u << 20,  /* being faulted in (others wait for it), or
+				    * resident with its read in flight          */
 	PG_precached  = 1u << 21,  /* cached before the session, charged outside
 				    * it, until it first leaves memory          */
 	PG_readahead  = 1u << 22,  /* swapped in by read-ahead, not used yet     */
@@ -76,7 +77,8 @@ struct folio {
 	uint8_t  gen_refs;          /* MGLRU: gen+1 << 4 | refs bits           */
 	uint32_t shadow;            /* eviction token while PG_shadow          */
 	uint16_t shadow_memcg;      /* lruvec whose clock the token reads       */
-	uint16_t pad;
+	uint16_t read_seq;          /* the reads issued: folio_end_read of an
+				     * earlier one finds it changed             */
 	uint32_t owner;             /* process (address space) index           */
 };
 

@@ -172,6 +172,10 @@ uint64_t shrink_folio_list(struct engine *e, uint32_t *list, uint32_t *nr, struc
 			list[keep++] = pfn;
 			continue;
 		}
+		/* folio_trylock fails while its read is in flight
+		 * (folio_start_read): kept, not counted in sc->nr_scanned. */
+		if (f->flags & PG_locked)
+			goto keep_locked;
 		sc->nr_scanned++;
 
 		if (!sc->may_unmap && (f->flags & PG_mapped))

@@ -33,6 +33,7 @@ uint64_t engine_rand(struct engine *e, uint64_t n)
 
 static void task_finish(struct engine *e, struct task_state *t)
 {
+	read_pages(e, t);
 	t->done = e->sim.now;
 	t->finished = 1;
 	e->tasks_done++;
@@ -128,6 +129,11 @@ static void task_step(struct engine *e, struct task_state *t)
 					return;
 				}
 				t->sub++;
+				/* the last page of a run of read-ahead records:
+				 * the window is in, its read goes out */
+				if (op == VMR_OP_READAHEAD && t->sub == count &&
+				    (t->p + 1 == t->end || vmr_rec_op(t->p[1]) != VMR_OP_READAHEAD))
+					read_pages(e, t);
 				simtime_t done = t->io_until > e->sim.now ? t->io_until : e->sim.now;
 				if (vmr_op_is_access(op)) {
 					t->accesses++;
@@ -565,6 +571,9 @@ int engine_run(struct engine *e)
 		case EV_IO_DONE:
 			folio_end_writeback(e, ev.id);
 			break;
+		case EV_READ_DONE:
+			folio_end_read(e, ev.id, (uint16_t)ev.arg);
+			break;
 		case EV_FLUSH:
 			wb_workfn(e, (int)ev.id);
 			break;
@@ -586,8 +595,10 @@ int engine_run(struct engine *e)
 void engine_free(struct engine *e)
 {
 	lru_gen_exit(e);
-	for (uint32_t i = 0; e->tasks && i < e->nr_tasks; i++)
+	for (uint32_t i = 0; e->tasks && i < e->nr_tasks; i++) {
 		sim_thread_free(&e->tasks[i].thread);
+		free(e->tasks[i].ra);
+	}
 	sim_thread_free(&e->kswapd);
 	for (int r = 0; r < NR_VMSCAN_THROTTLE; r++)
 		sim_waitq_free(&e->node.reclaim_wait[r]);

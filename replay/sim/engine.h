@@ -54,6 +54,7 @@ enum ev_kind {
 	EV_WAKE,          /* a coroutine's sleep or wait ended      */
 	EV_TASK,          /* a task's next record is due            */
 	EV_IO_DONE,       /* writeback of folio ID completed        */
+	EV_READ_DONE,     /* the read of folio ID completed (ARG: its read_seq) */
 	EV_FLUSH,         /* the flusher's run: ID 0 periodic, 1 kicked */
 	EV_STATS_FLUSH,   /* the memcg statistics' periodic flush   */
 	EV_STATS_READ,    /* the capture read memory.stat           */
@@ -110,6 +111,10 @@ struct task_state {
 	uint32_t *waits, nr_waits, next_wait;
 	uint32_t waiters;            /* 1 + the first task waiting for this one */
 	uint32_t next_waiter;        /* 1 + the next one waiting for the same */
+	/* The read-ahead pages it inserted since its last other access:
+	 * the window whose read read_pages issues (mm/memory.c). */
+	struct ra_page { uint32_t pfn; uint16_t seq; } *ra;
+	uint32_t ra_nr, ra_cap;
 };
 
 struct engine {
