@@ -334,10 +334,11 @@ static const struct bridge_spec specs[] = {
 	/* The memcg statistics' flushes of the session's cgroup and its
 	 * ancestors, whoever makes them (the periodic flusher is a kworker,
 	 * a memory.stat read is its reader's): the statistics reclaim reads
-	 * are as current as the last of them.  6.16+'s memcg event where
-	 * the kernel has it, else the rstat lock of 6.10+, which
-	 * cgroup_rstat_flush takes once (cpu -1) before 6.15 (after, once
-	 * per CPU, for any controller: not a flush one can tell). */
+	 * are as current as the last of them.  The memcg event where the
+	 * kernel has it (6.18 here; 6.12 has not), else the rstat lock of
+	 * 6.10+, which 6.12's cgroup_rstat_flush takes once (cpu -1) and
+	 * again per CPU only to yield; later kernels take it per CPU and
+	 * controller, which names no flush one can tell. */
 	{ B_MEMCG_FLUSH, "memcg", "memcg_flush_stats", 'K', 0,
 	  { "id", "stats_updates", "force", "needs_flush" }, "STATSFLUSH" },
 	{ B_RSTAT_LOCKED, "cgroup", "cgroup_rstat_locked", 'K', 0,

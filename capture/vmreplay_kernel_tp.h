@@ -189,7 +189,7 @@ LTTNG_UST_TRACEPOINT_EVENT(
     )
 )
 
-/* The memcg statistics' flushes (kernel 6.16+): every call of
+/* The memcg statistics' flushes (6.18 has it, 6.12 not): every call of
  * __mem_cgroup_flush_stats; it flushed when force or needs_flush. */
 LTTNG_UST_TRACEPOINT_EVENT(
     vmreplay_kernel, memcg_flush_stats,

@@ -4,8 +4,8 @@
 # memcg_flush_stats / cgroup_rstat_locked, FORMAT.md KEVENTS stats_flush):
 #  - a 2.6 s session that writes 16 MiB into the page cache, with
 #    memory.stat read every 200 ms: capture_session names the flush
-#    tracepoint (memcg:memcg_flush_stats on 6.16+, cgroup:cgroup_rstat_locked
-#    on 6.10-6.15), and the trace holds the periodic flusher's flushes of
+#    tracepoint (memcg:memcg_flush_stats where the kernel has it, as 6.18,
+#    else cgroup:cgroup_rstat_locked, as 6.12), and the trace holds the periodic flusher's flushes of
 #    the root (every 2 s: at least one in 2.6 s), each bridged flush of
 #    the session's cgroup or an ancestor;
 #  - ingest keeps the flushes no task of the workload made (META

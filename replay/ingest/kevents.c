@@ -74,9 +74,10 @@ static const struct kspec kernel_specs[] = {
 	{ "damon_aggregated", KK_DAMON, { "target_id", "?nr_regions", "start", "end", "nr_accesses", "?age" } },
 	{ "sched_switch", KK_SCHED_SWITCH, { "prev_tid", "$next_comm", "next_tid" } },
 	/* The memcg statistics' flushes (the capture records those of the
-	 * session's cgroup and its ancestors): 6.16+'s own event, and the
-	 * rstat lock before it, taken once per cgroup_rstat_flush (cpu -1;
-	 * a CPU number when it was taken again inside the flush). */
+	 * session's cgroup and its ancestors): the memcg event (6.18), and
+	 * the rstat lock where there is none (6.12), taken once per
+	 * cgroup_rstat_flush (cpu -1; a CPU number when it was taken again
+	 * inside the flush). */
 	{ "memcg_flush_stats", KK_MEMCG_FLUSH, { "id", "?stats_updates", "force", "needs_flush" } },
 	{ "cgroup_rstat_locked", KK_RSTAT_LOCKED, { "?root", "level", "id", "cpu" } },
 };
