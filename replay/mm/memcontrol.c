@@ -195,7 +195,8 @@ void memcg_stat_read(struct engine *e)
 void stats_flush_trace_next(struct engine *e, uint64_t from)
 {
 	const struct vmr *v = e->v;
-	for (uint64_t i = from; i < v->nr_kev; i++) {
+	/* the event's id holds 32 bits of the index (512 GiB of KEVENTS) */
+	for (uint64_t i = from; i < v->nr_kev && i <= UINT32_MAX; i++) {
 		if (v->kev[i].type != VMR_KEV_STATS_FLUSH)
 			continue;
 		simtime_t t = v->kev[i].ts_ns > e->trace_t0 ? v->kev[i].ts_ns - e->trace_t0 : 0;
