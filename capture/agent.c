@@ -256,7 +256,7 @@ enum bridge_kind {
 	B_SHRINK_INACTIVE, B_SHRINK_ACTIVE, B_THROTTLED, B_WRITE_FOLIO,
 	B_FAULT_USER, B_FAULT_KERNEL, B_FILEMAP_ADD, B_FILEMAP_DELETE, B_FILEMAP_GET_PAGES,
 	B_MADVISE_ENTER, B_MADVISE_EXIT, B_DAMON, B_FORK, B_EXEC, B_EXIT, B_NEWTASK,
-	B_RQ_ISSUE, B_RQ_COMPLETE, NR_BRIDGE
+	B_RQ_ISSUE, B_RQ_COMPLETE, B_MEMCG_FLUSH, B_RSTAT_LOCKED, NR_BRIDGE
 };
 
 /* Where an event is read from: 'T' the task instance, 'K' the kswapd one,
@@ -267,7 +267,7 @@ struct bridge_spec {
 	char where;
 	int in_kernel_domain;       /* lttng-modules records it itself */
 	const char *fields[13];     /* ftrace field names -> v[0..] */
-	const char *filter;         /* for the 'K' instance */
+	const char *filter;         /* for the 'K' instance ("KDAMOND", "STATSFLUSH": made here) */
 };
 
 static const struct bridge_spec specs[] = {
@@ -331,6 +331,18 @@ static const struct bridge_spec specs[] = {
 	  "comm ~ \"kswapd*\"" },
 	{ B_DAMON, "damon", "damon_aggregated", 'K', 0,
 	  { "target_id", "nr_regions", "start", "end", "nr_accesses", "age" }, "KDAMOND" },
+	/* The memcg statistics' flushes of the session's cgroup and its
+	 * ancestors, whoever makes them (the periodic flusher is a kworker,
+	 * a memory.stat read is its reader's): the statistics reclaim reads
+	 * are as current as the last of them.  The memcg event where the
+	 * kernel has it (6.18 here; 6.12 has not), else the rstat lock of
+	 * 6.10+, which 6.12's cgroup_rstat_flush takes once (cpu -1) and
+	 * again per CPU only to yield; later kernels take it per CPU and
+	 * controller, which names no flush one can tell. */
+	{ B_MEMCG_FLUSH, "memcg", "memcg_flush_stats", 'K', 0,
+	  { "id", "stats_updates", "force", "needs_flush" }, "STATSFLUSH" },
+	{ B_RSTAT_LOCKED, "cgroup", "cgroup_rstat_locked", 'K', 0,
+	  { "root", "level", "id", "cpu", "contended" }, "STATSFLUSH" },
 	/* Every task's requests: a device's latency is the device's, whoever
 	 * issued the request (its completion runs in interrupt context). */
 	{ B_RQ_ISSUE, "block", "block_rq_issue", 'B', 0, { "dev", "sector", "nr_sector" }, 0 },
@@ -368,6 +380,8 @@ static struct tep_handle *tep;
 static struct inst inst_task = { .where = 'T' }, inst_kswapd = { .where = 'K' };
 static struct inst inst_block = { .where = 'B' };
 static uint64_t bridged;
+/* The tracepoint the statistics' flushes are recorded by, "" none. */
+static const char *stats_flush_event = "";
 
 /* The device latencies: the block requests matched, and the devices the
  * workload's page cache read from (mm_filemap_add_to_page_cache's s_dev,
@@ -558,6 +572,8 @@ static void on_record(struct tep_event *ev, struct tep_record *rec, int cpu, voi
 		case B_DAMON: lttng_ust_tracepoint(vmreplay_kernel, damon_aggregated, &k); break;
 		case B_MADVISE_ENTER: lttng_ust_tracepoint(vmreplay_kernel, syscall_entry_madvise, &k); break;
 		case B_MADVISE_EXIT: lttng_ust_tracepoint(vmreplay_kernel, syscall_exit_madvise, &k); break;
+		case B_MEMCG_FLUSH: lttng_ust_tracepoint(vmreplay_kernel, memcg_flush_stats, &k); break;
+		case B_RSTAT_LOCKED: lttng_ust_tracepoint(vmreplay_kernel, cgroup_rstat_locked, &k); break;
 		default: break;
 		}
 	}
@@ -587,6 +603,55 @@ static void inst_create(struct inst *in, const char *suffix, unsigned buffer_kb)
 	/* Drop new records when full (counted), never overwrite old ones. */
 	inst_write(in, "options/overwrite", "0");
 	in->max_id = 0;
+}
+
+/* The memory hierarchy's id, as cgroup_rstat_locked's root reports it
+ * (/proc/cgroups; 0 for cgroup v2's), or -1. */
+static int memory_hierarchy(void)
+{
+	char *s = read_file("/proc/cgroups", NULL);
+	int id = -1;
+	for (char *l = s; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		int h;
+		if (strncmp(l, "memory\t", 7) == 0 && sscanf(l + 7, "%d", &h) == 1)
+			id = h;
+	}
+	free(s);
+	return id;
+}
+
+/* The filter of the flush events: flushes of the session's cgroup or of
+ * an ancestor (the cgroup ids are their directories' inode numbers, up
+ * to the hierarchy's root, where the file system ends).  0, or -1 when
+ * the ids cannot be known. */
+static int stats_flush_filter(enum bridge_kind kind, char *buf, size_t len)
+{
+	struct stat st, up;
+	char dir[4096];
+	snprintf(dir, sizeof(dir), "%s", opt.cgroup);
+	if (stat(dir, &st) != 0)
+		return -1;
+	int n = snprintf(buf, len, "%s(", kind == B_MEMCG_FLUSH ? "(force == 1 || needs_flush == 1) && "
+								 : "cpu == -1 && ");
+	if (kind == B_RSTAT_LOCKED) {
+		int h = memory_hierarchy();
+		if (h < 0)
+			return -1;
+		n = snprintf(buf, len, "cpu == -1 && root == %d && (", h);
+	}
+	for (int depth = 0; depth < 64; depth++) {
+		n += snprintf(buf + n, n < (int)len ? len - (size_t)n : 0, "%sid == %llu", depth ? " || " : "",
+			      (unsigned long long)st.st_ino);
+		char *slash = strrchr(dir, '/');
+		if (!slash || slash == dir)
+			break;
+		*slash = '\0';
+		if (stat(dir, &up) != 0 || up.st_dev != st.st_dev)
+			break;
+		st = up;
+	}
+	n += snprintf(buf + n, n < (int)len ? len - (size_t)n : 0, ")");
+	return n < (int)len ? 0 : -1;
 }
 
 static void inst_enable(struct inst *in, const struct bridge_spec *sp)
@@ -630,10 +695,18 @@ static void inst_enable(struct inst *in, const struct bridge_spec *sp)
 			die("%s:%s has no field rwbs on this kernel (format changed?)", sp->system, sp->event);
 	}
 	if (sp->filter) {
-		char filter[128];
+		char filter[1024];
 		if (strcmp(sp->filter, "KDAMOND") == 0)
 			snprintf(filter, sizeof(filter), "common_pid == %d", opt.kdamond_pid);
-		else
+		else if (strcmp(sp->filter, "STATSFLUSH") == 0) {
+			if (stats_flush_filter(sp->kind, filter, sizeof(filter)) != 0) {
+				fprintf(stderr, PROG ": warning: the cgroup ids of %s are not known; "
+					"the statistics' flushes are not recorded\n", opt.cgroup);
+				return;
+			}
+			stats_flush_event = sp->kind == B_MEMCG_FLUSH ? "memcg:memcg_flush_stats"
+								       : "cgroup:cgroup_rstat_locked";
+		} else
 			snprintf(filter, sizeof(filter), "%s", sp->filter);
 		if (tracefs_event_file_write(in->ti, sp->system, sp->event, "filter", filter) < 0)
 			die("cannot set filter '%s' on %s:%s: %s", filter, sp->system, sp->event,
@@ -1195,6 +1268,7 @@ static void emit_session(void)
 		.swap_rotational = swap_rotational(),
 		.page_cluster = sysfs_num("/proc/sys/vm/page-cluster"),
 		.vma_ra_enabled = vma_ra_enabled(),
+		.stats_flush = stats_flush_event,
 	};
 	lttng_ust_tracepoint(vmreplay_capture, capture_session, &c);
 	free(version);
@@ -1375,7 +1449,7 @@ int main(int argc, char **argv)
 	/* The formats of the systems we read (parsing every system's costs
 	 * a second; these are enough). */
 	const char *systems[] = { "vmscan", "exceptions", "filemap", "damon", "sched", "task", "block",
-				  NULL };
+				  "memcg", "cgroup", NULL };
 	tep = tracefs_local_events_system(NULL, systems);
 	if (!tep)
 		die("cannot read the tracefs event formats (is tracefs mounted at /sys/kernel/tracing?)");
@@ -1399,6 +1473,10 @@ int main(int argc, char **argv)
 		if (opt.kernel_domain && sp->in_kernel_domain)
 			continue;
 		if (sp->kind == B_DAMON && (!opt.damon_dir || opt.kdamond_pid <= 0))
+			continue;
+		/* one of the two flush events: the memcg one where there is one */
+		int memcg_flush = tep_find_event_by_name(tep, "memcg", "memcg_flush_stats") != NULL;
+		if ((sp->kind == B_MEMCG_FLUSH && !memcg_flush) || (sp->kind == B_RSTAT_LOCKED && memcg_flush))
 			continue;
 		inst_enable(sp->where == 'T' ? &inst_task : sp->where == 'K' ? &inst_kswapd : &inst_block, sp);
 	}

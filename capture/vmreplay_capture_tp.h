@@ -50,6 +50,9 @@ struct vmrc_session {
     int32_t swap_rotational;    /* 1: a swap area in /proc/swaps is rotational; -1 unknown */
     int32_t page_cluster;       /* /proc/sys/vm/page-cluster, -1 unknown */
     int32_t vma_ra_enabled;     /* /sys/kernel/mm/swap/vma_ra_enabled, -1 unknown */
+    /* The tracepoint the memcg statistics' flushes are recorded by
+     * ("memcg:memcg_flush_stats", "cgroup:cgroup_rstat_locked"), "" none. */
+    const char *stats_flush;
 };
 
 struct vmrc_end {
@@ -100,6 +103,7 @@ LTTNG_UST_TRACEPOINT_EVENT(
         lttng_ust_field_integer(int32_t, swap_rotational, s->swap_rotational)
         lttng_ust_field_integer(int32_t, page_cluster, s->page_cluster)
         lttng_ust_field_integer(int32_t, vma_ra_enabled, s->vma_ra_enabled)
+        lttng_ust_field_string(stats_flush, s->stats_flush)
     )
 )
 

@@ -189,6 +189,35 @@ LTTNG_UST_TRACEPOINT_EVENT(
     )
 )
 
+/* The memcg statistics' flushes (6.18 has it, 6.12 not): every call of
+ * __mem_cgroup_flush_stats; it flushed when force or needs_flush. */
+LTTNG_UST_TRACEPOINT_EVENT(
+    vmreplay_kernel, memcg_flush_stats,
+    LTTNG_UST_TP_ARGS(const struct vmrk_rec *, r),
+    LTTNG_UST_TP_FIELDS(
+        VMRK_COMMON
+        lttng_ust_field_integer(uint64_t, id, r->v[0])
+        lttng_ust_field_integer(int64_t, stats_updates, (int64_t)r->v[1])
+        lttng_ust_field_integer(uint8_t, force, (uint8_t)r->v[2])
+        lttng_ust_field_integer(uint8_t, needs_flush, (uint8_t)r->v[3])
+    )
+)
+
+/* cgroup_rstat_lock taken (kernels 6.10+): cpu -1 where a
+ * cgroup_rstat_flush of cgroup `id` (its hierarchy `root`) begins. */
+LTTNG_UST_TRACEPOINT_EVENT(
+    vmreplay_kernel, cgroup_rstat_locked,
+    LTTNG_UST_TP_ARGS(const struct vmrk_rec *, r),
+    LTTNG_UST_TP_FIELDS(
+        VMRK_COMMON
+        lttng_ust_field_integer(int32_t, root, (int32_t)r->v[0])
+        lttng_ust_field_integer(int32_t, level, (int32_t)r->v[1])
+        lttng_ust_field_integer(uint64_t, id, r->v[2])
+        lttng_ust_field_integer(int32_t, cpu, (int32_t)r->v[3])
+        lttng_ust_field_integer(uint8_t, contended, (uint8_t)r->v[4])
+    )
+)
+
 LTTNG_UST_TRACEPOINT_EVENT(
     vmreplay_kernel, mm_vmscan_write_folio,
     LTTNG_UST_TP_ARGS(const struct vmrk_rec *, r),

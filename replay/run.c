@@ -184,6 +184,11 @@ int run_setup(const struct vmr *v, const struct run_request *r, struct engine_pa
 		p->nr_cpus = 1;
 	uint64_t period_ms = meta_u64(v, "capture_period_ms", 0);
 	p->stat_read_ns = v->nr_memcg >= 2 && period_ms <= 3600000 ? period_ms * NSEC_PER_MSEC : 0;
+	/* The flushes the capture recorded (its memory.stat reads among
+	 * them) replace the periodic flusher's and the reads' rules. */
+	char flush_event[64];
+	p->stats_flush_recorded = vmr_meta_get(v, "stats_flush_event", flush_event, sizeof(flush_event)) &&
+				  flush_event[0];
 	p->nonlru_pages = nonlru_pages(v, meta_u64(v, "page_size", 4096));
 	p->no_swap_device = no_swap;
 

@@ -201,6 +201,76 @@ static void stale_statistics(void **state)
 	box_free(&b);
 }
 
+/* Where the capture recorded the statistics' flushes (KEVENTS
+ * stats_flush), the replay makes them at their times instead of the
+ * periodic flusher's 2 s grid and the memory.stat reads' threshold rule.
+ * One task reads file page 0 at 1 us and page 1 at 5 s + 1 us; the trace
+ * has a fork at 0.1 s (not a flush), flushes of the session's cgroup at
+ * 0.5 s and 3 s and one of the root at 1.25 s.  Recorded: the session's
+ * flush shows page 0 although 1 update is pending, below the 64-per-CPU
+ * batch a reader's threshold asks; the root's at 1.25 s is the last
+ * flush of everything (the grid would have made 2 s and 4 s; the
+ * session's at 3 s is not one), and page 1 comes after every flush: the
+ * statistics say 1 inactive file page where the lists hold 2.  Without the record: the grid's flushes at 2 s and 4 s,
+ * the last at 4 s. */
+static simtime_t flushes_replayed(int recorded, uint64_t *session_stat, uint64_t *root_stat,
+				  uint64_t *exact)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/tmp/test_classic_flush.%d.vmr", (int)getpid());
+	struct vmr_rec r[3] = {
+		fixture_rec(0, VMR_OP_READ, 1, 1000),
+		fixture_rec(298, VMR_OP_DELAY, 0, 389632),        /* 298 << 24 + 389632 = 5 s */
+		fixture_rec(1, VMR_OP_READ, 1, 0),
+	};
+	struct fixture_task t = { 0, r, 3 };
+	uint8_t file[2] = { 1, 1 };
+	assert_int_equal(fixture_vmr(path, &t, 1, 2, file, "page_size\t4096\n"), 0);
+	struct vmr v;
+	char err[256];
+	assert_int_equal(vmr_open(&v, path, err, sizeof(err)), 0);
+	struct vmr_kev kev[4] = {
+		{ .ts_ns = NSEC_PER_SEC / 10, .tid = 100, .pid = 100, .type = VMR_KEV_FORK },
+		{ .ts_ns = NSEC_PER_SEC / 2, .tid = 7, .type = VMR_KEV_STATS_FLUSH, .f = { 4094, 0 } },
+		{ .ts_ns = NSEC_PER_SEC + NSEC_PER_SEC / 4, .tid = 8, .type = VMR_KEV_STATS_FLUSH, .f = { 1, 1 } },
+		{ .ts_ns = 3 * NSEC_PER_SEC, .tid = 7, .type = VMR_KEV_STATS_FLUSH, .f = { 4094, 0 } },
+	};
+	struct vmr with = v;
+	with.kev = kev;
+	with.nr_kev = 4;
+	struct engine_params p = { .policy = policy_find("classic"), .swappiness = 60, .page_cluster = 3,
+				   .vma_ra_enabled = 1, .memory_limit = 8 * 4096, .node_memory = 1ull << 30,
+				   .nr_cpus = 1, .stats_flush_recorded = recorded, .seed = 1 };
+	assert_int_equal(backing_parse("zram", &p.swap, NULL, err, sizeof(err)), 0);
+	assert_int_equal(backing_parse("ssd", &p.file, NULL, err, sizeof(err)), 0);
+	struct engine e;
+	assert_int_equal(engine_init(&e, &with, &p, err, sizeof(err)), 0);
+	assert_int_equal(e.nr_memcgs, 2);
+	assert_int_equal(engine_run(&e), 0);
+	*session_stat = lruvec_page_state(&e, 1, LRU_INACTIVE_FILE);
+	*root_stat = lruvec_page_state(&e, 0, LRU_INACTIVE_FILE);
+	*exact = e.memcgs[1].lruvec.size[LRU_INACTIVE_FILE];
+	simtime_t last = e.stats_flush_last;
+	engine_free(&e);
+	vmr_close(&v);
+	unlink(path);
+	return last;
+}
+
+static void recorded_flushes(void **state)
+{
+	(void)state;
+	uint64_t session, root, exact;
+	assert_int_equal(flushes_replayed(1, &session, &root, &exact), NSEC_PER_SEC + NSEC_PER_SEC / 4);
+	assert_int_equal(session, 1);
+	assert_int_equal(root, 1);
+	assert_int_equal(exact, 2);
+	assert_int_equal(flushes_replayed(0, &session, &root, &exact), 4 * NSEC_PER_SEC);
+	assert_int_equal(session, 1);
+	assert_int_equal(root, 1);
+	assert_int_equal(exact, 2);
+}
+
 /* ---- workingset_refault ----------------------------------------------------- */
 
 static void refault_distance(void **state)
@@ -1059,6 +1129,7 @@ int main(void)
 		cmocka_unit_test(scan_count_modes),
 		cmocka_unit_test(inactive_low),
 		cmocka_unit_test(stale_statistics),
+		cmocka_unit_test(recorded_flushes),
 		cmocka_unit_test(two_touch),
 		cmocka_unit_test(lru_ring_order),
 		cmocka_unit_test(refault_distance),

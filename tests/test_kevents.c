@@ -976,12 +976,89 @@ static void fork_maps(void **state)
 			NULL, NULL);
 }
 
+/* The memcg statistics' flushes (capture_session.stats_flush names the
+ * tracepoint): a memcg_flush_stats that flushed (force: the periodic
+ * flusher's of the root, id 1; needs_flush: a reader's of the session's
+ * cgroup) is a KEVENTS stats_flush, one that did not flush is nothing;
+ * so is a flush the workload made (reclaim's own: the replay makes
+ * them), and a cgroup_rstat_locked is one where it is first taken (cpu
+ * -1: level 0 the root), not where a flush takes it again. */
+static void stats_flushes(void **state)
+{
+	(void)state;
+	enum { S, F, MF, RL };
+	struct ctf c;
+	ctf_begin(&c, "flush", "ust", "lttng-ust", "");
+	ctf_event_class(&c, S, "vmreplay_capture:capture_session",
+			"uint32_t _root_pid; string _cgroup; uint32_t _cgroup_version; uint64_t _memory_limit; "
+			"int32_t _swappiness; string _swap_kind; string _swap_device; uint64_t _swap_size; "
+			"string _kernel_source; string _lru_kind; string _thp; uint32_t _period_ms; "
+			"uint8_t _damon; uint64_t _damon_sample_us; uint64_t _damon_aggr_us; "
+			"uint64_t _damon_update_us; string _damon_note; string _filter; string _stats_flush;");
+	ctf_event_class(&c, F, "vmreplay_kernel:x86_exceptions_page_fault_user",
+			KCOMMON "xint64_t _address; xint64_t _ip; uint8_t _error_code;");
+	ctf_event_class(&c, MF, "vmreplay_kernel:memcg_flush_stats",
+			KCOMMON "uint64_t _id; uint64_t _stats_updates; uint8_t _force; uint8_t _needs_flush;");
+	ctf_event_class(&c, RL, "vmreplay_kernel:cgroup_rstat_locked",
+			KCOMMON "int32_t _root; int32_t _level; uint64_t _id; int32_t _cpu; uint8_t _contended;");
+	ev(&c, S, 500);
+	u32(&c.ev, 200); str(&c.ev, "/sys/fs/cgroup/memory/x"); u32(&c.ev, 1); u64(&c.ev, 64 << 20);
+	i32(&c.ev, 100); str(&c.ev, "file"); str(&c.ev, "/var/tmp/s"); u64(&c.ev, 256 << 20);
+	str(&c.ev, "tracefs-bridge"); str(&c.ev, "classic"); str(&c.ev, "madvise"); u32(&c.ev, 100);
+	u8(&c.ev, 0); u64(&c.ev, 0); u64(&c.ev, 0); u64(&c.ev, 0); str(&c.ev, ""); str(&c.ev, "test");
+	str(&c.ev, "memcg:memcg_flush_stats");
+	ev(&c, F, 900);                              /* the workload (root 200) stores */
+	kcommon(&c, 900, 200);
+	u64(&c.ev, 0x1000000); u64(&c.ev, 0x400000); u8(&c.ev, 0x6);
+	const struct { uint64_t kts; int tid; uint64_t id; uint8_t force, needs; } mf[] = {
+		{ 1000, 50, 1, 1, 1 },               /* the periodic flusher: kept, whole */
+		{ 1100, 51, 4391, 0, 0 },            /* a reader, nothing pending: no flush */
+		{ 1200, 51, 4391, 0, 1 },            /* a reader's flush of the session: kept */
+		{ 1300, 200, 4391, 0, 1 },           /* the workload's own: the replay's */
+	};
+	for (size_t i = 0; i < sizeof(mf) / sizeof(mf[0]); i++) {
+		ev(&c, MF, mf[i].kts);
+		kcommon(&c, mf[i].kts, mf[i].tid);
+		u64(&c.ev, mf[i].id); u64(&c.ev, 300); u8(&c.ev, mf[i].force); u8(&c.ev, mf[i].needs);
+	}
+	for (int cpu = -1; cpu <= 0; cpu++) {        /* a flush of the root, re-locked after CPU 0 */
+		ev(&c, RL, 1400 + 10 * (uint64_t)(cpu + 1));
+		kcommon(&c, 1400 + 10 * (uint64_t)(cpu + 1), 50);
+		i32(&c.ev, 0); i32(&c.ev, 0); u64(&c.ev, 1); i32(&c.ev, cpu); u8(&c.ev, 0);
+	}
+	ctf_end(&c);
+	char out[256];
+	snprintf(out, sizeof(out), "%s.vmr", c.dir);
+	struct vmr v;
+	ingest_to(&c, out, &v);
+	const struct { uint64_t ts, id, whole; } want[] = { { 1000, 1, 1 }, { 1200, 4391, 0 }, { 1400, 1, 1 } };
+	size_t n = 0;
+	for (uint64_t i = 0; i < v.nr_kev; i++) {
+		if (v.kev[i].type != VMR_KEV_STATS_FLUSH)
+			continue;
+		assert_true(n < 3);
+		assert_int_equal(v.kev[i].ts_ns, want[n].ts);
+		assert_int_equal(v.kev[i].f[0], want[n].id);
+		assert_int_equal(v.kev[i].f[1], want[n].whole);
+		n++;
+	}
+	assert_int_equal(n, 3);
+	assert_string_equal(meta(&v, "stats_flush_event"), "memcg:memcg_flush_stats");
+	assert_string_equal(meta(&v, "stats_flushes"), "3");
+	assert_string_equal(meta(&v, "kernel_events_not_of_the_workload"), "");
+	vmr_close(&v);
+	char cmd[600];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s %s", c.dir, out);
+	assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(kernel_domain),
 		cmocka_unit_test(kernel_missing_field),
 		cmocka_unit_test(bridged),
+		cmocka_unit_test(stats_flushes),
 		cmocka_unit_test(hostile_page_size),
 		cmocka_unit_test(hostile_cgroup),
 		cmocka_unit_test(hostile_length),

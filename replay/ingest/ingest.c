@@ -30,8 +30,9 @@
  * is keyed by this too, so a copy made by an older ingest is never
  * taken for the trace's.  Bump it with any such change.
  *   1: madvise populates and zaps in the demand stream;
- *   2: kernel-mode faults on user pages (user copies) are accesses. */
-#define INGEST_REVISION 2
+ *   2: kernel-mode faults on user pages (user copies) are accesses;
+ *   3: the memcg statistics' flushes (KEVENTS stats_flush). */
+#define INGEST_REVISION 3
 
 int trace_hash(const char *path, uint8_t hash[16], char *err, size_t errlen)
 {

@@ -604,17 +604,26 @@ int kevents_finish(struct kevents *k, struct sink *s)
 		}
 	}
 	/* Ground truth: the workload's tasks and kswapd (all tasks when the
-	 * trace does not say which process the workload started with). */
+	 * trace does not say which process the workload started with).  The
+	 * statistics' flushes the other way round: those the rest of the
+	 * machine made (the periodic flusher, the capture's memory.stat
+	 * reads), which a replay makes at their times; the workload's and
+	 * kswapd's own (reclaim's rate-limited flushes) the replay makes
+	 * itself. */
 	for (size_t i = 0; i < k->nr_kev; i++) {
 		struct vmr_kev e = k->kev[i];
 		struct tinfo *t = kev_tinfo(k, e.tid, 0);
 		int keep = !k->root_pid || (t && (t->in_tree || t->kswapd));
+		if (e.type == VMR_KEV_STATS_FLUSH) {
+			keep = !(t && (t->in_tree || t->kswapd));
+			k->n_stats_flush += keep;
+		}
 		if (e.type == VMR_KEV_FORK) {
 			struct tinfo *ch = kev_tinfo(k, (uint32_t)e.f[2], 0);
 			keep = keep || (ch && ch->in_tree);
 		}
 		if (!keep) {
-			k->n_filtered++;
+			k->n_filtered += e.type != VMR_KEV_STATS_FLUSH;
 			continue;
 		}
 		if (t && e.pid == 0)
@@ -806,6 +815,12 @@ int kevents_finish(struct kevents *k, struct sink *s)
 		ingest_sink_meta(s, "kernel_events", "%llu", (unsigned long long)k->events);
 		ingest_sink_meta(s, "ground_truth_events", "%llu", (unsigned long long)k->nr_out);
 		ingest_sink_meta(s, "memcg_snapshots", "%llu", (unsigned long long)k->nr_memcg);
+		/* which flushes the capture recorded (absent: none, the replay
+		 * keeps its own rule; a session may have none at all) */
+		if (k->cap.stats_flush[0]) {
+			ingest_sink_meta(s, "stats_flush_event", "%s", k->cap.stats_flush);
+			ingest_sink_meta(s, "stats_flushes", "%llu", (unsigned long long)k->n_stats_flush);
+		}
 		if (k->n_filtered)
 			ingest_sink_meta(s, "kernel_events_not_of_the_workload", "%llu",
 					 (unsigned long long)k->n_filtered);

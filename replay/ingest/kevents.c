@@ -73,6 +73,13 @@ static const struct kspec kernel_specs[] = {
 	{ "syscall_exit_madvise", KK_MADVISE_EXIT, { "ret" } },
 	{ "damon_aggregated", KK_DAMON, { "target_id", "?nr_regions", "start", "end", "nr_accesses", "?age" } },
 	{ "sched_switch", KK_SCHED_SWITCH, { "prev_tid", "$next_comm", "next_tid" } },
+	/* The memcg statistics' flushes (the capture records those of the
+	 * session's cgroup and its ancestors): the memcg event (6.18), and
+	 * the rstat lock where there is none (6.12), taken once per
+	 * cgroup_rstat_flush (cpu -1; a CPU number when it was taken again
+	 * inside the flush). */
+	{ "memcg_flush_stats", KK_MEMCG_FLUSH, { "id", "?stats_updates", "force", "needs_flush" } },
+	{ "cgroup_rstat_locked", KK_RSTAT_LOCKED, { "?root", "level", "id", "cpu" } },
 };
 
 static const struct kspec capture_specs[] = {
@@ -82,7 +89,7 @@ static const struct kspec capture_specs[] = {
 	    "damon_sample_us", "damon_aggr_us", "damon_update_us", "$damon_note", "$filter",
 	    "?lru_gen_enabled", "?lru_gen_min_ttl_ms", "$?kernel_version", "$?build_source",
 	    "$?build_version", "$?build_tree", "$?build_config", "$?build_patches", "$?build_key",
-	    "?swap_rotational", "?page_cluster", "?vma_ra_enabled" } },
+	    "?swap_rotational", "?page_cluster", "?vma_ra_enabled", "$?stats_flush" } },
 	{ "memcg_stat", KK_MEMCG_STAT, { "kts", "$stat" } },
 	{ "proc_maps", KK_PROC_MAPS, { "kts", "pid", "$maps" } },
 	{ "task_comm", KK_TASK_COMM, { "kts", "tid", "pid", "$comm" } },
@@ -523,6 +530,7 @@ int kevents_event(struct kevents *k, int kidx, const bt_message *msg, const char
 			k->cap.swap_rotational = v[27] == VMR_ABSENT ? -1 : (int64_t)(int32_t)v[27];
 			k->cap.page_cluster = v[28] == VMR_ABSENT ? -1 : (int64_t)(int32_t)v[28];
 			k->cap.vma_ra_enabled = v[29] == VMR_ABSENT ? -1 : (int64_t)(int32_t)v[29];
+			snprintf(k->cap.stats_flush, sizeof(k->cap.stats_flush), "%s", gets(ev, &c->f[30]));
 			break;
 		case KK_MEMCG_STAT:
 			if (parse_memcg(k, ts, gets(ev, &c->f[1])) != 0)
@@ -630,6 +638,31 @@ int kevents_event(struct kevents *k, int kidx, const bt_message *msg, const char
 			k->nr_cpus = n;
 		}
 		k->cur_tid[cpu] = (uint32_t)v[2];
+		return 0;
+	}
+	if (kind == KK_MEMCG_FLUSH || kind == KK_RSTAT_LOCKED) {
+		/* __mem_cgroup_flush_stats flushes when forced (the periodic
+		 * flusher) or when enough updates are pending; the rstat lock
+		 * is a flush where it is first taken (cpu -1).  The root (level
+		 * 0; memcg_flush_stats has no level: the root's kernfs id, 1)
+		 * flushes everything. */
+		int flushed = kind == KK_MEMCG_FLUSH ? v[2] == 1 || v[3] == 1 : (int32_t)v[3] == -1;
+		if (!flushed)
+			return 0;
+		if (GROW(k, kev, nr_kev, cap_kev) != 0)
+			return kfail(err, errlen, "out of memory");
+		struct vmr_kev *e = &k->kev[k->nr_kev++];
+		memset(e, 0, sizeof(*e));
+		e->ts_ns = ts;
+		e->tid = tid;
+		e->pid = pid;
+		e->type = VMR_KEV_STATS_FLUSH;
+		e->cpu = (uint16_t)cpu;
+		e->reserved = k->seq++;
+		for (int i = 0; i < VMR_KEV_FIELDS; i++)
+			e->f[i] = VMR_ABSENT;
+		e->f[0] = kind == KK_MEMCG_FLUSH ? v[0] : v[2];
+		e->f[1] = kind == KK_MEMCG_FLUSH ? v[0] == 1 : v[1] == 0;
 		return 0;
 	}
 	if (kind < VMR_KEV_NR_TYPES) {

@@ -19,6 +19,7 @@ enum kkind {
 	KK_MADVISE, KK_MADVISE_EXIT,    /* madvise(2) entry (start, len, advice) and exit */
 	KK_DAMON_PASS,                 /* made from KK_DAMON at the end */
 	KK_SCHED_SWITCH,
+	KK_MEMCG_FLUSH, KK_RSTAT_LOCKED, /* made VMR_KEV_STATS_FLUSH when they flushed */
 	KK_CAPTURE_SESSION, KK_MEMCG_STAT, KK_PROC_MAPS, KK_TASK_COMM, KK_DAMON_TARGET,
 	KK_CAPTURE_END, KK_DEVICE_LATENCY,
 };
@@ -120,6 +121,7 @@ struct kevents {
 		int64_t swap_rotational, page_cluster, vma_ra_enabled;   /* -1: not known */
 		char kernel_version[512], build_source[64], build_version[128], build_tree[1024];
 		char build_config[80], build_patches[1024], build_key[256];
+		char stats_flush[64];  /* the tracepoint of the flushes recorded, "" none */
 		uint64_t cgroup_version, limit, swap_size, period_ms, damon, update_us;
 		int64_t swappiness;
 		uint64_t end_lost, end_bridged, end_elapsed;
@@ -144,6 +146,7 @@ struct kevents {
 	uint64_t n_read_retries;       /* get_pages of a read() already counted */
 	uint64_t n_damon_regions, n_damon_passes, n_damon_refs, n_damon_lost;
 	uint64_t n_filtered;
+	uint64_t n_stats_flush;        /* STATS_FLUSH events kept */
 	uint64_t n_madv_calls, n_madv_populated, n_madv_dropped, n_madv_failed;
 	const char *trace;             /* for messages of kevents_finish */
 };

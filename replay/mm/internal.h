@@ -66,6 +66,8 @@ void mem_cgroup_flush_stats(struct engine *e, int memcg);
 void mem_cgroup_flush_stats_ratelimited(struct engine *e, int memcg);
 void flush_memcg_stats_dwork(struct engine *e);
 void memcg_stat_read(struct engine *e);
+void stats_flush_trace_next(struct engine *e, uint64_t from);
+void stats_flush_trace(struct engine *e, uint64_t idx);
 
 static inline int mem_cgroup_swappiness(const struct engine *e, int memcg)
 {

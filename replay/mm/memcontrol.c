@@ -6,7 +6,9 @@
  * see the values of the last flush, made every 2 s by the periodic
  * flusher, by a reader of memory.stat when enough updates are pending,
  * and by the rate-limited flushes of reclaim when the periodic one is
- * late.
+ * late; or, where the capture recorded the flushes the rest of the
+ * machine made (KEVENTS stats_flush), at their times instead of the
+ * first two.
  *
  * Left out (DEVIATIONS.md): memory.min/low/high, the per-CPU charge
  * stock and its drain (its pages, kernel memory and others the session
@@ -186,4 +188,31 @@ void memcg_stat_read(struct engine *e)
 {
 	mem_cgroup_flush_stats(e, e->nr_memcgs > 1 ? 1 : 0);
 	sim_at(&e->sim, e->sim.now + e->p.stat_read_ns, EV_STATS_READ, 0, 0);
+}
+
+/* The next flush the capture recorded, from KEVENTS index FROM on: at its
+ * time in the replay's clock (one before the replay's start at 0). */
+void stats_flush_trace_next(struct engine *e, uint64_t from)
+{
+	const struct vmr *v = e->v;
+	/* the event's id holds 32 bits of the index (512 GiB of KEVENTS) */
+	for (uint64_t i = from; i < v->nr_kev && i <= UINT32_MAX; i++) {
+		if (v->kev[i].type != VMR_KEV_STATS_FLUSH)
+			continue;
+		simtime_t t = v->kev[i].ts_ns > e->trace_t0 ? v->kev[i].ts_ns - e->trace_t0 : 0;
+		sim_at(&e->sim, t > e->sim.now ? t : e->sim.now, EV_STATS_FLUSH_TRACE, i, 0);
+		return;
+	}
+}
+
+/* A recorded cgroup_rstat_flush: of the hierarchy's root (the periodic
+ * flusher, flush_memcg_stats_dwork) everything, which is also the flush
+ * the rate-limited readers time themselves by; of the session's cgroup
+ * or an ancestor between (the capture's memory.stat reads) the session's
+ * subtree.  Whether it flushed was the kernel's decision: no threshold
+ * here. */
+void stats_flush_trace(struct engine *e, uint64_t idx)
+{
+	do_flush_stats(e, e->v->kev[idx].f[1] == 1 || e->nr_memcgs < 2 ? 0 : 1);
+	stats_flush_trace_next(e, idx + 1);
 }

@@ -544,9 +544,16 @@ int engine_init(struct engine *e, const struct vmr *v, const struct engine_param
 	if (sim_thread_start(&e->sim, &e->kswapd, kswapd_main, e) != 0)
 		goto oom;
 	wb_wakeup_delayed(e);
-	sim_at(&e->sim, 2 * NSEC_PER_SEC, EV_STATS_FLUSH, 0, 0);
-	if (p->stat_read_ns)
-		sim_at(&e->sim, p->stat_read_ns, EV_STATS_READ, 0, 0);
+	/* The statistics' flushes: where the capture recorded them, at their
+	 * times; else the periodic flusher from 2 s on and the capture's
+	 * reads of memory.stat at its period. */
+	if (p->stats_flush_recorded) {
+		stats_flush_trace_next(e, 0);
+	} else {
+		sim_at(&e->sim, 2 * NSEC_PER_SEC, EV_STATS_FLUSH, 0, 0);
+		if (p->stat_read_ns)
+			sim_at(&e->sim, p->stat_read_ns, EV_STATS_READ, 0, 0);
+	}
 	return 0;
 oom:
 	snprintf(err, errlen, "out of memory setting up the replay");
@@ -582,6 +589,9 @@ int engine_run(struct engine *e)
 			break;
 		case EV_STATS_READ:
 			memcg_stat_read(e);
+			break;
+		case EV_STATS_FLUSH_TRACE:
+			stats_flush_trace(e, ev.id);
 			break;
 		}
 		progress_update(pr, e->tasks_done);

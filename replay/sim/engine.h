@@ -39,6 +39,7 @@ struct engine_params {
 	unsigned nr_cpus;            /* the machine's CPUs (the stats' batches) */
 	int cgroup_v1;               /* the memory controller is cgroup v1's */
 	simtime_t stat_read_ns;      /* memory.stat read this often (a capture's); 0 never */
+	int stats_flush_recorded;    /* the trace's KEVENTS hold the statistics' flushes */
 	uint64_t nonlru_pages;       /* charged to the session, on no LRU (kernel memory, stock) */
 	int vma_ra_enabled;          /* /sys/kernel/mm/swap/vma_ra_enabled */
 	struct backing_params file;  /* the file system's device */
@@ -58,6 +59,7 @@ enum ev_kind {
 	EV_FLUSH,         /* the flusher's run: ID 0 periodic, 1 kicked */
 	EV_STATS_FLUSH,   /* the memcg statistics' periodic flush   */
 	EV_STATS_READ,    /* the capture read memory.stat           */
+	EV_STATS_FLUSH_TRACE, /* a flush the capture recorded (ID: its KEVENTS index) */
 };
 
 struct mm_run;

@@ -204,6 +204,10 @@ enum vmr_kev_type {
 	VMR_KEV_EXEC,               /* comm (f[0..1])                            */
 	VMR_KEV_EXIT,               /* comm (f[0..1])                            */
 	VMR_KEV_COMM,               /* comm (f[0..1]): the task's name           */
+	VMR_KEV_STATS_FLUSH,        /* cgroup id, whole: an rstat flush of the
+	                               session's memcg or an ancestor, made by
+	                               no task of the workload (1 = of the root:
+	                               everything)                               */
 	VMR_KEV_NR_TYPES
 };
 

@@ -22,7 +22,7 @@ const char *const vmr_kev_names[VMR_KEV_NR_TYPES] = {
 	"", "direct_reclaim_begin", "direct_reclaim_end", "memcg_reclaim_begin",
 	"memcg_reclaim_end", "kswapd_wake", "kswapd_sleep", "wakeup_kswapd", "lru_isolate",
 	"lru_shrink_inactive", "lru_shrink_active", "throttled", "write_folio", "file_evict",
-	"fork", "exec", "exit", "comm",
+	"fork", "exec", "exit", "comm", "stats_flush",
 };
 
 #define FAIL(...) do { snprintf(err, errlen, __VA_ARGS__); goto fail; } while (0)
