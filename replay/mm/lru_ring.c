@@ -15,16 +15,21 @@
  * already read; a folio's position, renumbered when its live entry
  * moves, can match none of its dead entries still to be read: they are
  * at other slots); the folios a few entries ahead are prefetched, as at
- * the tail.  When less than a quarter is free after, the ring
+ * the tail (unless the caller knows that NR_LIVE, its live entries, are
+ * all of them: UINT32_MAX when it does not).  When less than a quarter
+ * is free after, the ring
  * grows to half as much again as its live entries and 64 (realloc), the
  * part of the entries that wrapped around the old end moved to the new
  * end: making room again takes a quarter of the ring's size in
  * additions, amortised O(1) each, and the ring stays within about 1.5
  * times its peak length. */
-int lru_ring_make_room(struct engine *e, struct lru_ring *r, int memcg, unsigned lru)
+int lru_ring_make_room(struct engine *e, struct lru_ring *r, int memcg, unsigned lru, uint32_t nr_live)
 {
 	uint32_t live = 0;
-	for (uint32_t k = 0; k < r->nr; k++) {
+	/* every entry alive: nothing to close up */
+	if (nr_live == r->nr)
+		live = r->nr;
+	for (uint32_t k = live; k < r->nr; k++) {
 		uint32_t pos = lru_ring_wrap(r, r->tail + k);
 		uint32_t pfn = r->slot[pos];
 		if (k + LRU_RING_PREFETCH < r->nr) {

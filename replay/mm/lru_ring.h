@@ -32,9 +32,10 @@ static inline int lru_ring_alive(const struct engine *e, int memcg, unsigned lru
 }
 
 /* lru_ring_make_room: drop the dead entries of the full ring R (list LRU
- * of MEMCG), and grow it when a quarter would not be free after
- * (lru_ring.c).  0, or -1 when out of memory. */
-int lru_ring_make_room(struct engine *e, struct lru_ring *r, int memcg, unsigned lru);
+ * of MEMCG; NR_LIVE of its entries are alive, UINT32_MAX: not known), and
+ * grow it when a quarter would not be free after (lru_ring.c).  0, or -1
+ * when out of memory. */
+int lru_ring_make_room(struct engine *e, struct lru_ring *r, int memcg, unsigned lru, uint32_t nr_live);
 void lru_ring_release(struct lru_ring *r);
 
 /* lru_ring_wrap: slot I (< 2 * size) of ring R, around the end. */
@@ -45,12 +46,12 @@ static inline uint32_t lru_ring_wrap(const struct lru_ring *r, uint32_t i)
 
 /* lru_ring_add: PFN's entry at the head of R (list_add), or at the tail
  * (list_add_tail), its slot in folio.prev; room is made first when the
- * ring is full.  The caller sets folio.lru and PG_lru.  0, or -1 when out
- * of memory. */
+ * ring is full (NR_LIVE: as for lru_ring_make_room).  The caller sets
+ * folio.lru and PG_lru.  0, or -1 when out of memory. */
 static inline int lru_ring_add(struct engine *e, struct lru_ring *r, int memcg, unsigned lru,
-			       uint32_t pfn, int tail)
+			       uint32_t pfn, int tail, uint32_t nr_live)
 {
-	if (r->nr == r->size && lru_ring_make_room(e, r, memcg, lru))
+	if (r->nr == r->size && lru_ring_make_room(e, r, memcg, lru, nr_live))
 		return -1;
 	uint32_t pos;
 	if (tail)

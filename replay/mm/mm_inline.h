@@ -56,7 +56,7 @@ static inline void lruvec_add_folio(struct engine *e, struct lruvec *lv, uint32_
 		return;
 	struct folio *f = &e->folio[pfn];
 	enum lru_list lru = folio_lru_list(f);
-	if (lru_ring_add(e, &lv->list[lru], lv->memcg, lru, pfn, 0)) {
+	if (lru_ring_add(e, &lv->list[lru], lv->memcg, lru, pfn, 0, UINT32_MAX)) {
 		e->failed = 1;
 		return;
 	}
@@ -71,7 +71,7 @@ static inline void lruvec_add_folio_tail(struct engine *e, struct lruvec *lv, ui
 		return;
 	struct folio *f = &e->folio[pfn];
 	enum lru_list lru = folio_lru_list(f);
-	if (lru_ring_add(e, &lv->list[lru], lv->memcg, lru, pfn, 1)) {
+	if (lru_ring_add(e, &lv->list[lru], lv->memcg, lru, pfn, 1, UINT32_MAX)) {
 		e->failed = 1;
 		return;
 	}

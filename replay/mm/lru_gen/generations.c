@@ -61,7 +61,7 @@ void gen_list_add(struct engine *e, struct lru_gen_folio *lrugen, uint32_t pfn, 
 	unsigned lru = (unsigned)(gen * 2 + type);
 	if (!lrugen->nr_listed[gen][type])
 		r->nr = 0;
-	if (lru_ring_add(e, r, lrugen->memcg, lru, pfn, tail)) {
+	if (lru_ring_add(e, r, lrugen->memcg, lru, pfn, tail, lrugen->nr_listed[gen][type])) {
 		e->failed = 1;
 		return;
 	}
