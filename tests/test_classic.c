@@ -1117,8 +1117,8 @@ static void lru_ring_order(void **state)
 			want[n++] = pfn;
 	assert_int_equal(n, 305);
 	for (uint32_t i = 0; i < n; i++)
-		assert_int_equal(lru_ring_pop_tail(e, lv, LRU_INACTIVE_FILE), want[i]);
-	assert_int_equal(lru_ring_pop_tail(e, lv, LRU_INACTIVE_FILE), NIL);
+		assert_int_equal(lru_ring_pop_tail(e, r, lv->memcg, LRU_INACTIVE_FILE), want[i]);
+	assert_int_equal(lru_ring_pop_tail(e, r, lv->memcg, LRU_INACTIVE_FILE), NIL);
 	box_free(&b);
 }
 

@@ -660,13 +660,17 @@ static void aging_walk(void **state)
 static void list_from_tail(struct engine *e, int memcg, uint64_t seq, int type, uint32_t *out, int n)
 {
 	const struct lru_gen_folio *lv = mglru_lruvec(e, memcg);
-	uint32_t pfn = lv->tail[lru_gen_from_seq(seq)][type];
-	for (int i = 0; i < n; i++) {
-		assert_int_not_equal(pfn, NIL);
-		out[i] = pfn;
-		pfn = e->folio[pfn].prev;
+	int gen = lru_gen_from_seq(seq);
+	const struct lru_ring *r = &lv->folios[gen][type];
+	int i = 0;
+	for (uint32_t k = 0; k < r->nr; k++) {
+		uint32_t pos = lru_ring_wrap(r, r->tail + k);
+		if (!lru_ring_alive(e, memcg, (unsigned)(gen * 2 + type), r->slot[pos], pos))
+			continue;
+		assert_true(i < n);
+		out[i++] = r->slot[pos];
 	}
-	assert_int_equal(pfn, NIL);
+	assert_int_equal(i, n);
 }
 
 /* inc_min_seq in the base and with sw-no-inversion: three anon folios in

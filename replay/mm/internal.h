@@ -48,7 +48,7 @@ void free_unref_folio(struct engine *e, uint32_t pfn);
 /* The node's watermarks for PAGE_SIZE pages (__setup_per_zone_wmarks). */
 void setup_per_zone_wmarks(struct pglist_data *pgdat, uint64_t page_size);
 /* The folio array (mem_map) for NR pages, zeroed. */
-struct folio *alloc_node_mem_map(uint32_t nr, size_t link_size, void **link, size_t *bytes);
+struct folio *alloc_node_mem_map(uint32_t nr, size_t *bytes);
 
 /* ---- memcontrol.c ---------------------------------------------------------- */
 int try_charge_memcg(struct engine *e, struct task_state *t, int memcg, int noretry);

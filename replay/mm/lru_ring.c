@@ -1,37 +1,42 @@
 /*
- * lru_ring.c — room in a classic LRU list's ring (struct lru_ring, mm.h).
+ * lru_ring.c — room in an LRU list's ring (struct lru_ring, mm.h; the
+ * classic lists and MGLRU's generations).
  *
  * Not a kernel mechanism: the ring is how the simulator stores a list
- * (for speed; mm_inline.h), and this is its housekeeping.  The order of
+ * (for speed; lru_ring.h), and this is its housekeeping.  The order of
  * the live entries is never changed, so the list is the kernel's.
  */
 #include <stdlib.h>
 #include <string.h>
-#include "mm_inline.h"
+#include "lru_ring.h"
 
 /* Called when the ring is full.  The live entries close up towards the
  * tail, in order and in place (an entry is only ever written over one
  * already read; a folio's position, renumbered when its live entry
  * moves, can match none of its dead entries still to be read: they are
  * at other slots); the folios a few entries ahead are prefetched, as at
- * the tail.  When less than a quarter is free after, the ring
+ * the tail (unless the caller knows that NR_LIVE, its live entries, are
+ * all of them: UINT32_MAX when it does not).  When less than a quarter
+ * is free after, the ring
  * grows to half as much again as its live entries and 64 (realloc), the
  * part of the entries that wrapped around the old end moved to the new
  * end: making room again takes a quarter of the ring's size in
  * additions, amortised O(1) each, and the ring stays within about 1.5
  * times its peak length. */
-int lru_ring_make_room(struct engine *e, struct lruvec *lv, enum lru_list lru)
+int lru_ring_make_room(struct engine *e, struct lru_ring *r, int memcg, unsigned lru, uint32_t nr_live)
 {
-	struct lru_ring *r = &lv->list[lru];
 	uint32_t live = 0;
-	for (uint32_t k = 0; k < r->nr; k++) {
+	/* every entry alive: nothing to close up */
+	if (nr_live == r->nr)
+		live = r->nr;
+	for (uint32_t k = live; k < r->nr; k++) {
 		uint32_t pos = lru_ring_wrap(r, r->tail + k);
 		uint32_t pfn = r->slot[pos];
 		if (k + LRU_RING_PREFETCH < r->nr) {
 			uint32_t ahead = r->slot[lru_ring_wrap(r, pos + LRU_RING_PREFETCH)];
 			__builtin_prefetch(&e->folio[ahead], 1);
 		}
-		if (!lru_ring_alive(e, lv, lru, pfn, pos))
+		if (!lru_ring_alive(e, memcg, lru, pfn, pos))
 			continue;
 		uint32_t to = lru_ring_wrap(r, r->tail + live++);
 		r->slot[to] = pfn;
@@ -60,11 +65,9 @@ int lru_ring_make_room(struct engine *e, struct lruvec *lv, enum lru_list lru)
 	return 0;
 }
 
-void lru_ring_free(struct lruvec *lv)
+void lru_ring_release(struct lru_ring *r)
 {
-	for (int l = 0; l < NR_LRU_LISTS; l++) {
-		free(lv->list[l].slot);
-		lv->list[l].slot = NULL;
-		lv->list[l].size = lv->list[l].nr = 0;
-	}
+	free(r->slot);
+	r->slot = NULL;
+	r->size = r->tail = r->nr = 0;
 }

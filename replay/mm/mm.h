@@ -63,12 +63,9 @@ static inline int is_file_lru(enum lru_list l)   { return l >= LRU_INACTIVE_FILE
 static inline int is_active_lru(enum lru_list l) { return l & 1; }
 
 /* One page of the trace.  Indexed by dense page id.  24 bytes.  Its
- * place on its list (struct list_head lru): on MGLRU's lists prev is the
- * page id of the older neighbour and e->lru_next[] holds the newer one
- * (an array of its own: written, when a neighbour leaves, without being
- * waited for, while prev is read with the rest of the folio as reclaim
- * follows the tail); on a classic list prev is the folio's slot in the
- * list's ring (struct lru_ring). */
+ * place on its list (struct list_head lru) is prev: the slot of its entry
+ * in the ring of page ids that stores the list (struct lru_ring,
+ * lru_ring.h), classic and MGLRU lists alike. */
 struct folio {
 	uint32_t prev;
 	uint32_t flags;
@@ -112,14 +109,10 @@ enum vm_event_item { VMSTAT_ITEMS(VMSTAT_ENUM) NR_VM_ITEMS };
 extern const char *const vmstat_text[NR_VM_ITEMS];
 
 /* ---- lruvec, memcg, node -------------------------------------------- */
-/* One classic LRU list, for speed not as the kernel's list_head: a ring
- * of page ids in list order, the oldest (the tail, where reclaim takes)
- * at slot `tail`, then nr - 1 more, around the end.  A folio taken off
- * the list in the middle leaves its entry behind, dead (the folio is off
- * LRU, on another list, or at another slot: lru_ring_alive); dead entries are skipped when the
- * tail reaches them and dropped when the ring is full.  Reclaim so reads
- * the tail from consecutive memory instead of following one dependent
- * cache miss per folio through the links (mm_inline.h). */
+/* One LRU list, for speed not as the kernel's list_head: a ring of page
+ * ids in list order, the oldest (the tail, where reclaim takes) at slot
+ * `tail`, then nr - 1 more, around the end, dead entries among them
+ * (lru_ring.h). */
 struct lru_ring {
 	uint32_t *slot;             /* page ids, size of them */
 	uint32_t size;

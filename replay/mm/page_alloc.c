@@ -109,20 +109,15 @@ void setup_per_zone_wmarks(struct pglist_data *pgdat, uint64_t page_size)
 
 /* The folio array is read at random on every access and every scan: on
  * a large trace its TLB misses cost as much as its cache misses, so it
- * asks for transparent huge pages (a hint; zeroed either way).  The
- * folios' MGLRU next links (LINK_SIZE bytes each, 0 without MGLRU; mm.h)
- * follow in the same mapping, in an array of their own at *LINK. */
-struct folio *alloc_node_mem_map(uint32_t nr, size_t link_size, void **link, size_t *bytes)
+ * asks for transparent huge pages (a hint; zeroed either way). */
+struct folio *alloc_node_mem_map(uint32_t nr, size_t *bytes)
 {
 	size_t n = nr ? nr : 1;
-	size_t folios = (n * sizeof(struct folio) + 63) / 64 * 64;
-	size_t want = folios + n * link_size;
 	size_t huge = 2u << 20;
-	*bytes = (want + huge - 1) / huge * huge;
+	*bytes = (n * sizeof(struct folio) + huge - 1) / huge * huge;
 	void *p = mmap(NULL, *bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED)
 		return NULL;
 	madvise(p, *bytes, MADV_HUGEPAGE);
-	*link = (char *)p + folios;
 	return p;
 }

@@ -328,7 +328,7 @@ static uint32_t isolate_lru_folios(struct engine *e, uint64_t nr_to_scan, struct
 {
 	uint32_t nr_taken = 0, pfn;
 	uint64_t scan = 0;
-	while (scan < nr_to_scan && (pfn = lru_ring_pop_tail(e, lv, lru)) != NIL) {
+	while (scan < nr_to_scan && (pfn = lru_ring_pop_tail(e, &lv->list[lru], lv->memcg, lru)) != NIL) {
 		struct folio *f = &e->folio[pfn];
 		scan++;
 		if (!sc->may_unmap && (f->flags & PG_mapped)) {

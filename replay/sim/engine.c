@@ -406,12 +406,9 @@ int engine_init(struct engine *e, const struct vmr *v, const struct engine_param
 	if (sim_init(&e->sim, EV_WAKE) != 0)
 		goto oom;
 	e->nr_folios = (uint32_t)v->hdr->nr_pages;
-	void *next;
-	e->folio = alloc_node_mem_map(e->nr_folios, lru_gen_enabled(e) ? sizeof(*e->lru_next) : 0,
-				      &next, &e->folio_bytes);
+	e->folio = alloc_node_mem_map(e->nr_folios, &e->folio_bytes);
 	if (!e->folio)
 		goto oom;
-	e->lru_next = lru_gen_enabled(e) ? next : NULL;
 	e->ptes = calloc(e->nr_folios, sizeof(*e->ptes));
 	if (!e->ptes)
 		goto oom;
@@ -624,7 +621,7 @@ void engine_free(struct engine *e)
 	swap_ra_free(e);
 	shadow_nodes_free(e);
 	for (int i = 0; e->memcgs && i < e->nr_memcgs; i++)
-		lru_ring_free(&e->memcgs[i].lruvec);
+		lruvec_free_lists(&e->memcgs[i].lruvec);
 	free(e->memcgs);
 	free(e->tasks);
 	free(e->wait_tasks);

@@ -127,10 +127,9 @@ struct engine {
 
 	/* The memory: mm/mm.h's objects. */
 	struct folio *folio;
-	uint32_t *lru_next;          /* MGLRU: folio[i]'s next on its list (mm.h) */
 	struct folio_ptes *ptes;     /* the page tables mapping file folio[i] */
 	uint32_t nr_folios;
-	size_t folio_bytes;          /* the mapping behind folio[] and lru_next[] */
+	size_t folio_bytes;          /* the mapping behind folio[] */
 	struct pglist_data node;
 	struct mem_cgroup *memcgs;
 	int nr_memcgs;

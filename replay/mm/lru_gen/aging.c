@@ -44,7 +44,8 @@ static __attribute__((flatten)) int inc_min_seq(struct engine *e, int memcg,
 			goto done;
 	}
 	for (;;) {
-		uint32_t pfn = no_inversion ? lrugen->head[old_gen][type] : lrugen->tail[old_gen][type];
+		uint32_t pfn = no_inversion ? gen_list_first(e, lrugen, old_gen, type) :
+					      gen_list_last(e, lrugen, old_gen, type);
 		if (pfn == NIL)
 			break;
 		struct folio *f = &e->folio[pfn];
@@ -81,7 +82,7 @@ int try_to_inc_min_seq(const struct engine *e, struct lru_gen_folio *lrugen, int
 	for_each_evictable_type(type, swappiness) {
 		while (min_seq[type] + MIN_NR_GENS <= lrugen->max_seq) {
 			int gen = lru_gen_from_seq(min_seq[type]);
-			if (lrugen->head[gen][type] != NIL)
+			if (lrugen->nr_listed[gen][type])
 				break;
 			min_seq[type]++;
 			seq_inc = 1;
@@ -197,7 +198,12 @@ static uint64_t walk_mm(struct engine *e, int memcg, struct lru_gen_folio *lruge
 		for (int type = 0; type < ANON_AND_FILE; type++) {
 			if (!walk_type[type])
 				continue;
-			for (uint32_t pfn = lrugen->head[gen][type]; pfn != NIL; pfn = e->lru_next[pfn]) {
+			const struct lru_ring *r = &lrugen->folios[gen][type];
+			for (uint32_t k = 0; k < r->nr; k++) {
+				uint32_t pos = lru_ring_wrap(r, r->tail + k);
+				uint32_t pfn = r->slot[pos];
+				if (!lru_ring_alive(e, memcg, gen * 2 + (unsigned)type, pfn, pos))
+					continue;
 				struct folio *f = &e->folio[pfn];
 				if (!(f->flags & PG_mapped))
 					continue;

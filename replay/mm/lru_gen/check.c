@@ -6,6 +6,7 @@
  * isolation counters, and no folio lost.
  */
 #include "lru_gen.h"
+#include "mm/lru_ring.h"
 #include "mm/mm_inline.h"
 
 #include <stdio.h>
@@ -37,12 +38,27 @@ int mglru_check(struct engine *e, char *err, size_t len)
 		}
 		for (unsigned gen = 0; gen < MAX_NR_GENS; gen++)
 			for (int type = 0; type < ANON_AND_FILE; type++) {
-				uint32_t prev = NIL;
-				for (uint32_t pfn = lv->head[gen][type]; pfn != NIL; pfn = e->lru_next[pfn]) {
+				const struct lru_ring *r = &lv->folios[gen][type];
+				unsigned lru = gen * 2 + (unsigned)type;
+				uint32_t on_list = 0;
+				if (r->nr > r->size) {
+					snprintf(err, len, "memcg %d list %u/%d: %u entries in %u slots",
+						 mc, gen, type, r->nr, r->size);
+					goto out;
+				}
+				for (uint32_t k = 0; k < r->nr; k++) {
+					uint32_t pos = lru_ring_wrap(r, r->tail + k);
+					uint32_t pfn = r->slot[pos];
+					if (pfn >= e->nr_folios) {
+						snprintf(err, len, "memcg %d list %u/%d: entry %u is page %u",
+							 mc, gen, type, pos, pfn);
+						goto out;
+					}
+					if (!lru_ring_alive(e, mc, lru, pfn, pos))
+						continue;
 					const struct folio *f = &e->folio[pfn];
 					int g = folio_lru_gen(f);
-					if (f->prev != prev || f->lru != gen * 2 + (unsigned)type ||
-					    f->memcg != mc || folio_is_file_lru(f) != type ||
+					if (folio_is_file_lru(f) != type ||
 					    (f->flags & (PG_lru | PG_isolated | PG_resident | PG_active)) !=
 					    (PG_lru | PG_resident) || g < 0) {
 						snprintf(err, len, "memcg %d list %u/%d: folio %u misfiled "
@@ -64,10 +80,11 @@ int mglru_check(struct engine *e, char *err, size_t len)
 					}
 					count[((size_t)mc * MAX_NR_GENS + (size_t)g) * ANON_AND_FILE + (size_t)type]++;
 					listed++;
-					prev = pfn;
+					on_list++;
 				}
-				if (lv->tail[gen][type] != prev) {
-					snprintf(err, len, "memcg %d list %u/%d: bad tail", mc, gen, type);
+				if (lv->nr_listed[gen][type] != on_list) {
+					snprintf(err, len, "memcg %d list %u/%d: %u folios listed, %u on it",
+						 mc, gen, type, lv->nr_listed[gen][type], on_list);
 					goto out;
 				}
 			}

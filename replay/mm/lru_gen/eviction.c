@@ -111,11 +111,10 @@ static __attribute__((flatten)) int scan_folios(struct engine *e, uint64_t nr_to
 		return 0;
 	}
 	int gen = lru_gen_from_seq(lrugen->min_seq[type]);
-	if (lrugen->tail[gen][type] == NIL)
+	if (!lrugen->nr_listed[gen][type])
 		res->exhausted = 1;    /* emptied, and try_to_inc_min_seq could not retire it */
 	/* one zone: the loop over zones runs once */
-	while (lrugen->tail[gen][type] != NIL) {
-		uint32_t pfn = lrugen->tail[gen][type];
+	for (uint32_t pfn; (pfn = gen_list_last(e, lrugen, gen, type)) != NIL;) {
 		scanned++;
 		if (sort_folio(e, memcg, lrugen, pfn, sc, tier))
 			res->sorted++;

@@ -15,15 +15,13 @@
 #include <string.h>
 
 /* lru_gen_init_lruvec */
-static void lru_gen_init_lruvec(struct lru_gen_folio *lrugen, simtime_t now)
+static void lru_gen_init_lruvec(struct lru_gen_folio *lrugen, int memcg, simtime_t now)
 {
 	memset(lrugen, 0, sizeof(*lrugen));
+	lrugen->memcg = memcg;
 	lrugen->max_seq = MIN_NR_GENS + 1;
-	for (unsigned gen = 0; gen < MAX_NR_GENS; gen++) {
+	for (unsigned gen = 0; gen < MAX_NR_GENS; gen++)
 		lrugen->timestamps[gen] = now;
-		for (int type = 0; type < ANON_AND_FILE; type++)
-			lrugen->head[gen][type] = lrugen->tail[gen][type] = NIL;
-	}
 	lrugen->mm_state_seq = MIN_NR_GENS;
 }
 
@@ -47,51 +45,37 @@ struct lru_gen_folio *mglru_lruvec_slow(struct engine *e, int memcg)
 			e->failed = 1;
 			return m->lrugen[0];
 		}
-		lru_gen_init_lruvec(lv, e->sim.now);
+		lru_gen_init_lruvec(lv, m->nr_lrugen, e->sim.now);
 		m->lrugen[m->nr_lrugen++] = lv;
 		lru_gen_online_memcg(e, lv);
 	}
 	return m->lrugen[memcg];
 }
 
-void gen_list_add(struct engine *e, struct lru_gen_folio *lrugen, uint32_t pfn, int gen,
-			 int type, int tail)
+/* list_add / list_add_tail to folios[gen][type].  A list no folio is on
+ * holds only dead entries: they are dropped first. */
+void gen_list_add(struct engine *e, struct lru_gen_folio *lrugen, uint32_t pfn, int gen, int type,
+		  int tail)
 {
-	struct folio *f = &e->folio[pfn];
-	uint32_t *head = &lrugen->head[gen][type], *tl = &lrugen->tail[gen][type];
-	f->lru = (uint8_t)(gen * 2 + type);
-	if (tail) {
-		e->lru_next[pfn] = NIL;
-		f->prev = *tl;
-		if (*tl != NIL)
-			e->lru_next[*tl] = pfn;
-		else
-			*head = pfn;
-		*tl = pfn;
-	} else {
-		f->prev = NIL;
-		e->lru_next[pfn] = *head;
-		if (*head != NIL)
-			e->folio[*head].prev = pfn;
-		else
-			*tl = pfn;
-		*head = pfn;
+	struct lru_ring *r = &lrugen->folios[gen][type];
+	unsigned lru = (unsigned)(gen * 2 + type);
+	if (!lrugen->nr_listed[gen][type])
+		r->nr = 0;
+	if (lru_ring_add(e, r, lrugen->memcg, lru, pfn, tail, lrugen->nr_listed[gen][type])) {
+		e->failed = 1;
+		return;
 	}
+	e->folio[pfn].lru = (uint8_t)lru;
+	lrugen->nr_listed[gen][type]++;
 }
 
+/* list_del: the folio's entry stays in the ring, dead (no slot matches
+ * folio.prev until it is added again). */
 void gen_list_del(struct engine *e, struct lru_gen_folio *lrugen, uint32_t pfn)
 {
-	const struct folio *f = &e->folio[pfn];
-	uint32_t prev = f->prev, next = e->lru_next[pfn];
-	int gen = f->lru >> 1, type = f->lru & 1;
-	if (prev != NIL)
-		e->lru_next[prev] = next;
-	else
-		lrugen->head[gen][type] = next;
-	if (next != NIL)
-		e->folio[next].prev = prev;
-	else
-		lrugen->tail[gen][type] = prev;
+	struct folio *f = &e->folio[pfn];
+	lrugen->nr_listed[f->lru >> 1][f->lru & 1]--;
+	f->prev = NIL;
 }
 
 /* list_move / list_move_tail to folios[gen][type]. */
@@ -341,8 +325,12 @@ void lru_gen_exit(struct engine *e)
 	struct mglru *m = mglru_of(e);
 	if (!m)
 		return;
-	for (int i = 0; i < m->nr_lrugen; i++)
+	for (int i = 0; i < m->nr_lrugen; i++) {
+		for (unsigned gen = 0; gen < MAX_NR_GENS; gen++)
+			for (int type = 0; type < ANON_AND_FILE; type++)
+				lru_ring_release(&m->lrugen[i]->folios[gen][type]);
 		free(m->lrugen[i]);
+	}
 	free(m->lrugen);
 	free(m);
 	e->lru_gen = NULL;

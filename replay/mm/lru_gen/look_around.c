@@ -14,6 +14,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 /* The look-around's address keys: mapping id << 40 | page index. */
 #define ADDR_INDEX_BITS 40
@@ -130,14 +131,36 @@ void lru_gen_look_around(struct engine *e, uint32_t pfn, struct scan_control *sc
 struct addr_order {
 	uint64_t *addr_key;
 	uint32_t *addr_order, *addr_rank;
+	size_t nr;                      /* pages, each array's length */
 };
+
+/* The three arrays are read at random, once per look-around: on a large
+ * trace each read was a TLB miss as well as a cache miss, so an array of
+ * a huge page or more asks for transparent huge pages (a hint), as the
+ * folio array does (alloc_node_mem_map). */
+#define ADDR_HUGE (2u << 20)
+static void *addr_array_alloc(size_t bytes)
+{
+	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	if (bytes >= ADDR_HUGE)
+		madvise(p, bytes, MADV_HUGEPAGE);
+	return p;
+}
+
+static void addr_array_free(void *p, size_t bytes)
+{
+	if (p)
+		munmap(p, bytes);
+}
 
 static void addr_order_free(void *data)
 {
 	struct addr_order *a = data;
-	free(a->addr_key);
-	free(a->addr_order);
-	free(a->addr_rank);
+	addr_array_free(a->addr_key, a->nr * sizeof(uint64_t));
+	addr_array_free(a->addr_order, a->nr * sizeof(uint32_t));
+	addr_array_free(a->addr_rank, a->nr * sizeof(uint32_t));
 	free(a);
 }
 
@@ -171,9 +194,10 @@ static struct addr_order *addr_order_build(const struct vmr *v)
 	struct addr_order *m = calloc(1, sizeof(*m));
 	if (!m)
 		goto out;
-	m->addr_key = malloc((size_t)(n ? n : 1) * sizeof(uint64_t));
-	m->addr_order = malloc((size_t)(n ? n : 1) * sizeof(uint32_t));
-	m->addr_rank = malloc((size_t)(n ? n : 1) * sizeof(uint32_t));
+	m->nr = n ? n : 1;
+	m->addr_key = addr_array_alloc(m->nr * sizeof(uint64_t));
+	m->addr_order = addr_array_alloc(m->nr * sizeof(uint32_t));
+	m->addr_rank = addr_array_alloc(m->nr * sizeof(uint32_t));
 	if (!tab || !m->addr_key || !m->addr_order || !m->addr_rank)
 		goto out;
 	/* While sorting: addr_key[page id] is its key, addr_rank the scratch

@@ -16,6 +16,7 @@
 #ifndef LRU_GEN_H
 #define LRU_GEN_H
 
+#include "mm/lru_ring.h"
 #include "mm/variants.h"
 #include "sim/engine.h"
 
@@ -38,10 +39,14 @@ struct lru_gen_folio {
 	uint64_t max_seq;
 	uint64_t min_seq[ANON_AND_FILE];
 	simtime_t timestamps[MAX_NR_GENS];
-	/* folios[gen][type] (one zone): lists threaded through folio.prev and e->lru_next;
-	 * folio.lru holds the list a folio is physically on (gen * 2 + type),
-	 * which can lag behind its gen field after lazy promotion. */
-	uint32_t head[MAX_NR_GENS][ANON_AND_FILE], tail[MAX_NR_GENS][ANON_AND_FILE];
+	/* folios[gen][type] (one zone): rings of page ids (lru_ring.h), the
+	 * list number gen * 2 + type; folio.lru holds the list a folio is
+	 * physically on, which can lag behind its gen field after lazy
+	 * promotion.  nr_listed: the folios physically on each (nr_pages
+	 * counts them by their gen fields). */
+	struct lru_ring folios[MAX_NR_GENS][ANON_AND_FILE];
+	uint32_t nr_listed[MAX_NR_GENS][ANON_AND_FILE];
+	int memcg;                         /* whose lruvec this is */
 	int64_t nr_pages[MAX_NR_GENS][ANON_AND_FILE];
 	/* the PID controller */
 	uint64_t avg_refaulted[ANON_AND_FILE][MAX_NR_TIERS];
@@ -262,6 +267,18 @@ void lru_gen_scan_balance(struct engine *e, int memcg, struct scan_control *sc, 
 #define MEMCG_LRU_TAIL  2
 #define MEMCG_LRU_OLD   3
 #define MEMCG_LRU_YOUNG 4
+/* The folio at the tail (gen_list_last) or the head (gen_list_first) of
+ * folios[gen][type], NIL when it is empty; it stays on the list. */
+static inline uint32_t gen_list_last(struct engine *e, struct lru_gen_folio *lrugen, int gen, int type)
+{
+	return lru_ring_last(e, &lrugen->folios[gen][type], lrugen->memcg, (unsigned)(gen * 2 + type));
+}
+
+static inline uint32_t gen_list_first(struct engine *e, struct lru_gen_folio *lrugen, int gen, int type)
+{
+	return lru_ring_first(e, &lrugen->folios[gen][type], lrugen->memcg, (unsigned)(gen * 2 + type));
+}
+
 void gen_list_add(struct engine *e, struct lru_gen_folio *lrugen, uint32_t pfn, int gen, int type,
 		  int tail);
 void gen_list_del(struct engine *e, struct lru_gen_folio *lrugen, uint32_t pfn);
