@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 #define SPSC_BATCH 64
-#define SPSC_WAKE  1024
+#define SPSC_WAKE  4096
 
 struct spsc {
 	unsigned char *buf;
