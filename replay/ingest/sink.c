@@ -19,7 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 /* ------------------------------------------------------------------ */
 /* Failure and metadata                                                */
@@ -132,50 +131,19 @@ struct task *sink_task_get(struct sink *s, uint32_t pid, uint32_t tid, uint64_t 
 	return t ? t : sink_task_new(s, pid, tid, ts);
 }
 
-/* A stream's records are malloc'd while small; from RECS_MAP_MIN bytes
- * on they are a mapping of their own, grown by mremap and backed by
- * transparent huge pages: a long stream (tens of MB, written once in
- * order) then takes one fault per 2 MiB instead of 512 (9 k of a 4.6
- * M-record ingest's 14 k faults were its streams').  Advice to a malloc'd
- * block would split the mapping under it, and realloc could no longer
- * grow it in place. */
-#define RECS_MAP_MIN (2u << 20)
-
 /* Out of line: a stream grows by doubling, so this is rare, and the
  * appends that inline push_rec stay small. */
 static __attribute__((noinline, cold)) int recs_grow(struct sink *s, struct task *t)
 {
 	uint64_t cap = t->cap ? 2 * t->cap : 256;
-	size_t old = t->cap * sizeof(*t->recs), size = cap * sizeof(*t->recs);
-	void *r;
-	if (size < RECS_MAP_MIN) {
-		r = realloc(t->recs, size);
-	} else if (old >= RECS_MAP_MIN) {
-		r = mremap(t->recs, old, size, MREMAP_MAYMOVE);
-	} else {
-		r = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (r != MAP_FAILED) {
-			memcpy(r, t->recs, t->t.nr_recs * sizeof(*t->recs));
-			free(t->recs);
-		}
-	}
-	if (!r || r == MAP_FAILED) {
+	struct vmr_rec *r = realloc(t->recs, cap * sizeof(*r));
+	if (!r) {
 		sink_fail(s, "out of memory");
 		return -1;
 	}
-	if (size >= RECS_MAP_MIN)
-		madvise(r, size, MADV_HUGEPAGE);   /* advice only */
 	t->recs = r;
 	t->cap = cap;
 	return 0;
-}
-
-static void recs_free(struct task *t)
-{
-	if (t->cap * sizeof(*t->recs) >= RECS_MAP_MIN)
-		munmap(t->recs, t->cap * sizeof(*t->recs));
-	else
-		free(t->recs);
 }
 
 static inline void push_rec(struct sink *s, struct task *t, uint32_t page, uint32_t info)
@@ -656,7 +624,7 @@ void sink_free(struct sink *s)
 		bt_event_class_put_ref(s->classes[i].ec);
 	free(s->classes);
 	for (size_t i = 0; i < s->nr_tasks; i++)
-		recs_free(&s->tasks[i]);
+		free(s->tasks[i].recs);
 	free(s->tasks);
 	free(s->tid_slots);
 	pagemap_free(&s->pm);
