@@ -73,9 +73,11 @@ static const char *ftype_name(enum ftype t)
 
 static struct evclass *class_resolve(struct sink *s, const bt_event_class *ec)
 {
+	if (s->last_class && s->last_class->ec == ec)
+		return s->last_class;
 	for (size_t i = 0; i < s->nr_classes; i++)
 		if (s->classes[i].ec == ec)
-			return &s->classes[i];
+			return s->last_class = &s->classes[i];
 	if (s->nr_classes == s->cap_classes) {
 		size_t cap = s->cap_classes ? 2 * s->cap_classes : 16;
 		struct evclass *n = realloc(s->classes, cap * sizeof(*n));
@@ -85,6 +87,7 @@ static struct evclass *class_resolve(struct sink *s, const bt_event_class *ec)
 		}
 		s->classes = n;
 		s->cap_classes = cap;
+		s->last_class = NULL;      /* it pointed into the old array */
 	}
 	struct evclass *c = &s->classes[s->nr_classes];
 	memset(c, 0, sizeof(*c));
@@ -108,7 +111,7 @@ static struct evclass *class_resolve(struct sink *s, const bt_event_class *ec)
 			c->kind = EV_KERNEL;
 			bt_event_class_get_ref(ec);
 			s->nr_classes++;
-			return c;
+			return s->last_class = c;
 		}
 	}
 	const char *colon = strchr(c->name, ':');
@@ -163,7 +166,7 @@ static struct evclass *class_resolve(struct sink *s, const bt_event_class *ec)
 	}
 	bt_event_class_get_ref(ec);   /* cached past the message's life (§1.6) */
 	s->nr_classes++;
-	return c;
+	return s->last_class = c;
 }
 
 static uint64_t get_u(const struct evclass *c, const bt_field *payload, int f)

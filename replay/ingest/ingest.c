@@ -34,6 +34,11 @@
  *   3: the memcg statistics' flushes (KEVENTS stats_flush). */
 #define INGEST_REVISION 3
 
+/* The hash reads the trace through a buffer small enough to stay in the
+ * core's cache: read() copies into it and the hash reads it back, twice
+ * the trace's size in memory traffic with a 1 MiB buffer. */
+#define HASH_BUF (128u << 10)
+
 int trace_hash(const char *path, uint8_t hash[16], char *err, size_t errlen)
 {
 	char **files;
@@ -43,7 +48,7 @@ int trace_hash(const char *path, uint8_t hash[16], char *err, size_t errlen)
 	if (tracedir_files(path, &files, &nr, err, errlen) != 0)
 		return -1;
 	XXH3_state_t *st = XXH3_createState();
-	char *buf = malloc(1 << 20);
+	char *buf = malloc(HASH_BUF);
 	int rc = st && buf ? 0 : -1;
 	if (rc)
 		snprintf(err, errlen, "out of memory");
@@ -61,7 +66,7 @@ int trace_hash(const char *path, uint8_t hash[16], char *err, size_t errlen)
 		XXH3_128bits_update(st, files[i], strlen(files[i]) + 1);
 		size_t n;
 		uint64_t total = 0;
-		while ((n = fread(buf, 1, 1 << 20, f)) > 0) {
+		while ((n = fread(buf, 1, HASH_BUF, f)) > 0) {
 			XXH3_128bits_update(st, buf, n);
 			total += n;
 		}

@@ -44,15 +44,10 @@ void pagemap_free(struct pagemap *pm);
 struct pagemap_chunk *pagemap_chunk(struct pagemap *pm, enum vmr_page_kind kind,
 				    uint64_t space, uint64_t ino, uint64_t index,
 				    int create, int *oom);
+/* Gives page INDEX of chunk C, which has no id yet, the next free one
+ * (nr_pages: ids go in order of first touch) and returns it; PAGEMAP_NONE
+ * when out of memory or of ids. */
 uint32_t pagemap_new_id(struct pagemap *pm, struct pagemap_chunk *c, uint64_t index);
-
-/* The id of page INDEX in chunk C, assigned on first use; PAGEMAP_NONE on
- * OOM.  Inline: ingest calls it for every page of every range event. */
-static inline uint32_t pagemap_id(struct pagemap *pm, struct pagemap_chunk *c, uint64_t index)
-{
-	uint32_t id = c->id[index & (PAGEMAP_CHUNK - 1)];
-	return id != PAGEMAP_NONE ? id : pagemap_new_id(pm, c, index);
-}
 
 /* Calls FN for every id already assigned to file (dev, ino). */
 void pagemap_file_pages(struct pagemap *pm, uint64_t dev, uint64_t ino,

@@ -131,18 +131,25 @@ struct task *sink_task_get(struct sink *s, uint32_t pid, uint32_t tid, uint64_t 
 	return t ? t : sink_task_new(s, pid, tid, ts);
 }
 
-static void push_rec(struct sink *s, struct task *t, uint32_t page, uint32_t info)
+/* Out of line: a stream grows by doubling, so this is rare, and the
+ * appends that inline push_rec stay small. */
+static __attribute__((noinline, cold)) int recs_grow(struct sink *s, struct task *t)
 {
-	if (t->t.nr_recs == t->cap) {
-		uint64_t cap = t->cap ? 2 * t->cap : 256;
-		struct vmr_rec *r = realloc(t->recs, cap * sizeof(*r));
-		if (!r) {
-			sink_fail(s, "out of memory");
-			return;
-		}
-		t->recs = r;
-		t->cap = cap;
+	uint64_t cap = t->cap ? 2 * t->cap : 256;
+	struct vmr_rec *r = realloc(t->recs, cap * sizeof(*r));
+	if (!r) {
+		sink_fail(s, "out of memory");
+		return -1;
 	}
+	t->recs = r;
+	t->cap = cap;
+	return 0;
+}
+
+static inline void push_rec(struct sink *s, struct task *t, uint32_t page, uint32_t info)
+{
+	if (__builtin_expect(t->t.nr_recs == t->cap, 0) && recs_grow(s, t) != 0)
+		return;
 	t->recs[t->t.nr_recs++] = (struct vmr_rec){ page, info };
 	s->records++;
 }
@@ -151,8 +158,8 @@ static void push_rec(struct sink *s, struct task *t, uint32_t page, uint32_t inf
  * The time since the task's previous record goes into the record itself
  * when it fits, else into a DELAY record before it; a run always takes
  * its time from a DELAY (runs have no delta field). */
-static void emit(struct sink *s, struct task *t, uint64_t ts, uint32_t page, uint32_t count,
-		 unsigned op, unsigned flags)
+static inline void emit(struct sink *s, struct task *t, uint64_t ts, uint32_t page, uint32_t count,
+			unsigned op, unsigned flags)
 {
 	uint64_t delta = ts > t->last_ns ? ts - t->last_ns : 0;
 	t->last_ns = ts > t->last_ns ? ts : t->last_ns;
@@ -172,21 +179,26 @@ static void emit(struct sink *s, struct task *t, uint64_t ts, uint32_t page, uin
 	}
 }
 
-void sink_run_flush(struct run *r)
+static inline void run_flush(struct run *r)
 {
 	if (r->count)
 		emit(r->s, r->t, r->ts, r->first, r->count, r->op, r->flags);
 	r->count = 0;
 }
 
+void sink_run_flush(struct run *r)
+{
+	run_flush(r);
+}
+
 /* Adds N consecutive ids from ID. */
-static void run_add_span(struct run *r, uint32_t id, uint32_t n)
+static inline void run_add_span(struct run *r, uint32_t id, uint32_t n)
 {
 	if (r->count && id == r->first + r->count && r->count + n <= VMR_RUN_MAX) {
 		r->count += n;
 		return;
 	}
-	sink_run_flush(r);
+	run_flush(r);
 	r->first = id;
 	r->count = n;
 }
@@ -211,6 +223,57 @@ void sink_set_page_size(struct sink *s, uint64_t ps, const char *ev)
 	}
 	s->page_size = ps;
 	s->page_shift = __builtin_ctzll(ps);
+}
+
+/* Residency bytes for ids below NEED (zero: not resident).  0 / -1. */
+static int resident_reserve(struct sink *s, uint64_t need)
+{
+	if (s->cap_resident >= need)
+		return 0;
+	uint64_t cap = s->cap_resident ? s->cap_resident : 4096;
+	while (cap < need)
+		cap *= 2;
+	uint8_t *r = realloc(s->resident, cap);
+	if (!r) {
+		sink_fail(s, "out of memory");
+		return -1;
+	}
+	memset(r + s->cap_resident, 0, cap - s->cap_resident);
+	s->resident = r;
+	s->cap_resident = cap;
+	return 0;
+}
+
+/* An access to pages J..JEND of chunk CH (whose first page is BASE):
+ * the untouched ones get ids, in page order, and the ids go to R in
+ * spans of consecutive ids, in one pass.  A page without an id extends
+ * the span only if the id it gets next (the next free one) is the span's
+ * next.  Pages first touched together got consecutive ids, so a range is
+ * usually one span, found without per-page calls.  Adds the pages to
+ * *PAGES; -1 when ids run out. */
+static int access_spans(struct sink *s, struct run *r, struct pagemap_chunk *ch, uint64_t base,
+			unsigned j, unsigned jend, uint64_t *pages)
+{
+	while (j <= jend) {
+		uint32_t first = ch->id[j];
+		if (first == PAGEMAP_NONE && (first = pagemap_new_id(&s->pm, ch, base + j)) == PAGEMAP_NONE)
+			return -1;
+		unsigned k = j + 1;
+		for (uint32_t next = first + 1; k <= jend; k++, next++) {
+			if (ch->id[k] == next)
+				continue;
+			if (ch->id[k] != PAGEMAP_NONE || s->pm.nr_pages != next)
+				break;
+			if (pagemap_new_id(&s->pm, ch, base + k) == PAGEMAP_NONE)
+				return -1;
+		}
+		if (s->track_resident)
+			memset(s->resident + first, 1, k - j);
+		run_add_span(r, first, k - j);
+		*pages += k - j;
+		j = k;
+	}
+	return 0;
 }
 
 /* Appends OP on pages FIRST..LAST of (KIND, SPACE, INO) to T's stream at
@@ -240,39 +303,29 @@ uint64_t sink_add_pages(struct sink *s, struct task *t, uint64_t ts, enum vmr_pa
 			continue;
 		}
 		unsigned j = pg & (PAGEMAP_CHUNK - 1), jend = chunk_end & (PAGEMAP_CHUNK - 1);
-		if (create)
-			for (unsigned k = j; k <= jend; k++)
-				if (pagemap_id(&s->pm, ch, (pg & ~(uint64_t)(PAGEMAP_CHUNK - 1)) + k) == PAGEMAP_NONE) {
-					sink_fail(s, "out of memory (page ids)");
-					return pages;
-				}
-		if (s->track_resident && s->cap_resident < s->pm.nr_pages) {
-			uint64_t cap = s->cap_resident ? s->cap_resident : 4096;
-			while (cap < s->pm.nr_pages)
-				cap *= 2;
-			uint8_t *r = realloc(s->resident, cap);
-			if (!r) {
-				sink_fail(s, "out of memory");
+		/* Room for the ids this chunk may add (each page at most one). */
+		if (s->track_resident && resident_reserve(s, s->pm.nr_pages + (create ? jend - j + 1 : 0)))
+			return pages;
+		if (create) {
+			if (access_spans(s, &run, ch, pg & ~(uint64_t)(PAGEMAP_CHUNK - 1), j, jend, &pages)) {
+				sink_fail(s, "out of memory (page ids)");
 				return pages;
 			}
-			memset(r + s->cap_resident, 0, cap - s->cap_resident);
-			s->resident = r;
-			s->cap_resident = cap;
+			pg = chunk_end + 1;
+			continue;
 		}
-		/* Hand the chunk's ids over in spans of consecutive ids: pages
-		 * first touched together got consecutive ids, so a range is
-		 * usually one span, found without per-page calls. */
+		/* A FREE, or LOADs of known pages only: the pages that have
+		 * ids (and, when tracked, are resident), in spans. */
 		while (j <= jend) {
 			uint32_t first = ch->id[j];
 			unsigned k = j + 1;
-			if (first == PAGEMAP_NONE ||           /* FREE: never touched */
-			    (s->track_resident && (known_only || op == VMR_OP_FREE) && !s->resident[first])) {
+			if (first == PAGEMAP_NONE ||           /* never touched */
+			    (s->track_resident && !s->resident[first])) {
 				j++;
 				continue;
 			}
 			while (k <= jend && ch->id[k] == first + (k - j) &&
-			       (!s->track_resident || !(known_only || op == VMR_OP_FREE) ||
-				s->resident[first + (k - j)]))
+			       (!s->track_resident || s->resident[first + (k - j)]))
 				k++;
 			if (s->track_resident)
 				memset(s->resident + first, op != VMR_OP_FREE, k - j);
@@ -282,7 +335,7 @@ uint64_t sink_add_pages(struct sink *s, struct task *t, uint64_t ts, enum vmr_pa
 		}
 		pg = chunk_end + 1;
 	}
-	sink_run_flush(&run);
+	run_flush(&run);
 	return pages;
 }
 

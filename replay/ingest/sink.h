@@ -56,13 +56,9 @@ struct sink {
 
 	struct evclass *classes;
 	size_t nr_classes, cap_classes;
+	struct evclass *last_class;    /* the previous event's: most events are
+					* of the class before them */
 
-	struct task *tasks;
-	size_t nr_tasks, cap_tasks;
-	uint32_t *tid_slots;           /* tid → live task index + 1 */
-	uint64_t nr_tid_slots;
-
-	struct pagemap pm;
 	uint64_t page_size;
 	int page_shift;
 	int saw_access;
@@ -75,16 +71,26 @@ struct sink {
 	struct vmr_vmstat *vmstat;
 	size_t nr_vmstat, cap_vmstat;
 
-	uint64_t events, discarded, records, accesses;
+	uint64_t events, discarded;
 	uint64_t kalloc_events, kalloc_pages, kfree_events, kfree_pages;
 
 	struct kevents *kev;           /* kernel events and the capture's facts */
-	uint8_t *resident;             /* by page id, when tracking residency */
-	uint64_t cap_resident;
-	int track_resident;
 
 	struct progress progress;
 	uint64_t heartbeat;            /* read by the watchdog (atomically) */
+
+	/* What the range worker writes for every range event, on cache
+	 * lines of its own: beside the decoding thread's counters, each
+	 * record took the line from the other core. */
+	struct task *tasks __attribute__((aligned(64)));
+	size_t nr_tasks, cap_tasks;
+	uint32_t *tid_slots;           /* tid → live task index + 1 */
+	uint64_t nr_tid_slots;
+	uint64_t records, accesses;
+	uint8_t *resident;             /* by page id, when tracking residency */
+	uint64_t cap_resident;
+	int track_resident;
+	struct pagemap pm;
 
 	/* Page ids and records are made on a second thread, fed in order
 	 * through Q, so decoding and page-id assignment overlap on two cores.

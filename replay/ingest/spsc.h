@@ -25,13 +25,15 @@
 #include <unistd.h>
 
 #define SPSC_BATCH 64
-#define SPSC_WAKE  1024
+#define SPSC_WAKE  4096
 
 struct spsc {
 	unsigned char *buf;
 	size_t item, mask;                 /* item size; capacity - 1 */
-	/* Producer side. */
-	uint64_t head, tail_seen;
+	/* Producer side: a line of its own, as the head moves with every
+	 * item and the consumer reads the fields above for every item. */
+	uint64_t head __attribute__((aligned(64)));
+	uint64_t tail_seen;
 	/* Shared: each written by one side, read by the other. */
 	uint64_t pub_head __attribute__((aligned(64)));
 	uint64_t pub_tail __attribute__((aligned(64)));

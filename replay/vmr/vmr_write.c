@@ -2,6 +2,7 @@
 #include "vmr_write.h"
 #include "atomic.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <xxhash.h>
@@ -18,31 +19,26 @@ struct vmr_writer {
 	int failed;
 };
 
-static void push_sum(struct vmr_writer *w)
+/* Ends the current block: its checksum joins the list.  0 / -1 (OOM). */
+static int push_sum(struct vmr_writer *w)
 {
 	if (w->nr_sums == w->cap_sums) {
-		w->cap_sums = w->cap_sums ? 2 * w->cap_sums : 256;
-		uint64_t *n = realloc(w->sums, w->cap_sums * sizeof(*n));
-		if (!n) {
-			w->failed = 1;
-			return;
-		}
+		size_t cap = w->cap_sums ? 2 * w->cap_sums : 256;
+		uint64_t *n = realloc(w->sums, cap * sizeof(*n));
+		if (!n)
+			return -1;
 		w->sums = n;
+		w->cap_sums = cap;
 	}
 	w->sums[w->nr_sums++] = XXH3_64bits_digest(w->block);
 	XXH3_64bits_reset(w->block);
 	w->block_fill = 0;
+	return 0;
 }
 
-/* Writes bytes after the header, feeding the block checksums. */
-static void put(struct vmr_writer *w, const void *data, size_t size)
+/* Feeds bytes to the block checksums.  0 / -1 (OOM). */
+static int sum_bytes(struct vmr_writer *w, const unsigned char *p, size_t size)
 {
-	const unsigned char *p = data;
-	if (size == 0)
-		return;         /* an empty section may come with a NULL pointer */
-	if (fwrite(p, 1, size, w->out.fp) != size)
-		w->failed = 1;
-	w->pos += size;
 	while (size) {
 		size_t n = VMR_BLOCK_SIZE - w->block_fill;
 		if (n > size)
@@ -51,9 +47,49 @@ static void put(struct vmr_writer *w, const void *data, size_t size)
 		w->block_fill += n;
 		p += n;
 		size -= n;
-		if (w->block_fill == VMR_BLOCK_SIZE)
-			push_sum(w);
+		if (w->block_fill == VMR_BLOCK_SIZE && push_sum(w) != 0)
+			return -1;
 	}
+	return 0;
+}
+
+struct sum_job {
+	struct vmr_writer *w;
+	const unsigned char *p;
+	size_t size;
+	int rc;
+};
+
+static void *sum_main(void *arg)
+{
+	struct sum_job *j = arg;
+	j->rc = sum_bytes(j->w, j->p, j->size);
+	return NULL;
+}
+
+/* An append this large is checksummed on a second thread while this one
+ * writes it: the write (the kernel copying it into the page cache) and
+ * the hash then take the time of the write alone, where they took both
+ * (a large ingest writes tens of MB). */
+#define SUM_THREAD_MIN (1u << 20)
+
+/* Writes bytes after the header, feeding the block checksums. */
+static void put(struct vmr_writer *w, const void *data, size_t size)
+{
+	if (size == 0)
+		return;         /* an empty section may come with a NULL pointer */
+	struct sum_job job = { w, data, size, 0 };
+	pthread_t th;
+	int threaded = size >= SUM_THREAD_MIN && pthread_create(&th, NULL, sum_main, &job) == 0;
+	if (fwrite(data, 1, size, w->out.fp) != size)
+		w->failed = 1;
+	w->pos += size;
+	if (threaded)
+		pthread_join(th, NULL);
+	else
+		sum_main(&job);
+	if (job.rc)
+		w->failed = 1;
 }
 
 static void pad8(struct vmr_writer *w)
@@ -122,8 +158,8 @@ int vmr_writer_finish(struct vmr_writer *w, const struct vmr_header *counts,
 {
 	pad8(w);
 	fill_skipped(w, VMR_SEC_SUMS - 1);
-	if (w->block_fill)
-		push_sum(w);
+	if (w->block_fill && push_sum(w) != 0)
+		w->failed = 1;
 	/* The sums cover every byte from the header's end to here. */
 	struct vmr_header *h = &w->hdr;
 	int s = VMR_SEC_SUMS - 1;
