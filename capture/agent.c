@@ -82,13 +82,14 @@ static struct {
 	int kdamond_pid;
 	uint64_t damon_sample_us, damon_aggr_us, damon_update_us;
 	const char *damon_note;
+	const char *dropped_inputs;
 	const char *workload, *argv;
 	const char *kernel_build;   /* the test bed's build-info file */
 	unsigned buffer_kb;
 	unsigned max_damon_targets;
 } opt = {
 	.period_ms = 100, .stat_period_ms = 2000, .cgroup_version = 1, .swappiness = -1,
-	.swap_kind = "none", .swap_device = "", .damon_note = "",
+	.swap_kind = "none", .swap_device = "", .damon_note = "", .dropped_inputs = "",
 	.workload = "", .argv = "", .buffer_kb = 8192, .max_damon_targets = 8,
 };
 
@@ -1269,6 +1270,7 @@ static void emit_session(void)
 		.page_cluster = sysfs_num("/proc/sys/vm/page-cluster"),
 		.vma_ra_enabled = vma_ra_enabled(),
 		.stats_flush = stats_flush_event,
+		.dropped_inputs = opt.dropped_inputs,
 	};
 	lttng_ust_tracepoint(vmreplay_capture, capture_session, &c);
 	free(version);
@@ -1396,6 +1398,7 @@ int main(int argc, char **argv)
 		{ "workload", 1, 0, 'w' }, { "argv", 1, 0, 'a' }, { "buffer-kb", 1, 0, 'b' },
 		{ "max-damon-targets", 1, 0, 5 }, { "kernel-build", 1, 0, 6 },
 		{ "stat-period-ms", 1, 0, 7 }, { "nice", 1, 0, 8 }, { "soft-dirty-ms", 1, 0, 9 },
+		{ "dropped-inputs", 1, 0, 10 },
 		{ 0, 0, 0, 0 }
 	};
 	int c, nice_level = 0;
@@ -1423,6 +1426,7 @@ int main(int argc, char **argv)
 		case 7: opt.stat_period_ms = (unsigned)atoi(optarg); break;
 		case 8: nice_level = atoi(optarg); break;
 		case 9: opt.soft_dirty_ms = (unsigned)atoi(optarg); break;
+		case 10: opt.dropped_inputs = optarg; break;
 		case 'w': opt.workload = optarg; break;
 		case 'a': opt.argv = optarg; break;
 		case 'b': opt.buffer_kb = (unsigned)atoi(optarg); break;

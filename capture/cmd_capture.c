@@ -24,6 +24,7 @@
  */
 #include "capture_sys.h"
 #include "capture_testbed.h"
+#include "exec_inputs.h"
 #include "kernel_ctf.h"
 #include "cli.h"
 #include "paths.h"
@@ -141,6 +142,7 @@ struct capture {
 	int kdamond_pid;
 	char session[128];
 	char prefix[64];
+	char dropped[8192];         /* the exec's files dropped from the page cache */
 	pid_t agent, workload;
 	struct rusage wl_ru;        /* the workload's and its reaped children's */
 	int agent_ctl, agent_status;
@@ -798,6 +800,7 @@ static int start_agent(struct capture *c)
 	argv[n++] = "--workload";       argv[n++] = (char *)base;
 	argv[n++] = "--argv";           argv[n++] = argv_s;
 	argv[n++] = "--damon-note";     argv[n++] = c->damon_note;
+	argv[n++] = "--dropped-inputs"; argv[n++] = c->dropped;
 	if (c->damon_dir[0]) {
 		argv[n++] = "--damon-dir";       argv[n++] = c->damon_dir;
 		argv[n++] = "--kdamond-pid";     argv[n++] = a_kd;
@@ -855,6 +858,18 @@ static void agent_send(struct capture *c, const char *line)
 	size_t n = strlen(line);
 	if (c->agent_ctl >= 0 && write(c->agent_ctl, line, n) != (ssize_t)n)
 		fail("lost contact with the capture agent: %s", strerror(errno));
+}
+
+/* What the command's exec reads leaves the page cache, shadow entries
+ * and all (exec_inputs.c): a refault the kernel counts in the session is
+ * then of a page the session itself evicted. */
+static int drop_exec_inputs(struct capture *c)
+{
+	char err[512];
+	if (exec_inputs_drop(c->cmd, c->dropped, sizeof(c->dropped), err, sizeof(err)) != 0)
+		return fail("%s", err);
+	note(c, "dropped from the page cache, with their shadows: %s", c->dropped);
+	return 0;
 }
 
 /* The workload: joins the cgroup, gets its own IPC namespace (so that an
@@ -1304,13 +1319,14 @@ int cmd_capture(int argc, char **argv)
 		/* The same cgroup, limit, swappiness and swap, nothing recorded:
 		 * the baseline the capture's overhead is measured against. */
 		if (setup_cgroup(&c) || (sig = pending_stop()) || setup_swap(&c) ||
-		    (sig = pending_stop()) || start_workload(&c, &ipc_ns) || (sig = pending_stop()))
+		    (sig = pending_stop()) || drop_exec_inputs(&c) || start_workload(&c, &ipc_ns) ||
+		    (sig = pending_stop()))
 			goto out;
 		note(&c, "not recording (--no-trace): running %s", c.cmd[0]);
 	} else {
 		if (setup_tracefs(&c) || (sig = pending_stop()) || setup_cgroup(&c) ||
 		    (sig = pending_stop()) || setup_swap(&c) || (sig = pending_stop()) ||
-		    start_workload(&c, &ipc_ns) || setup_damon(&c, c.workload) ||
+		    drop_exec_inputs(&c) || start_workload(&c, &ipc_ns) || setup_damon(&c, c.workload) ||
 		    (sig = pending_stop()) || setup_sessiond(&c) || start_agent(&c) || (sig = pending_stop()) ||
 		    setup_lttng(&c, ipc_ns) || (sig = pending_stop()))
 			goto out;

@@ -53,6 +53,9 @@ struct vmrc_session {
     /* The tracepoint the memcg statistics' flushes are recorded by
      * ("memcg:memcg_flush_stats", "cgroup:cgroup_rstat_locked"), "" none. */
     const char *stats_flush;
+    /* The files the command's exec reads, dropped from the page cache
+     * with their shadow entries before it started (space-separated). */
+    const char *dropped_inputs;
 };
 
 struct vmrc_end {
@@ -104,6 +107,7 @@ LTTNG_UST_TRACEPOINT_EVENT(
         lttng_ust_field_integer(int32_t, page_cluster, s->page_cluster)
         lttng_ust_field_integer(int32_t, vma_ra_enabled, s->vma_ra_enabled)
         lttng_ust_field_string(stats_flush, s->stats_flush)
+        lttng_ust_field_string(dropped_inputs, s->dropped_inputs)
     )
 )
 

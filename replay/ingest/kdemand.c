@@ -817,6 +817,16 @@ int kevents_finish(struct kevents *k, struct sink *s)
 		ingest_sink_meta(s, "memcg_snapshots", "%llu", (unsigned long long)k->nr_memcg);
 		/* which flushes the capture recorded (absent: none, the replay
 		 * keeps its own rule; a session may have none at all) */
+		if (k->cap.dropped_inputs[0]) {
+			/* the count and the executable: the whole list (the
+			 * capture_session field) is longer than a metadata value */
+			const char *d = k->cap.dropped_inputs;
+			unsigned n = 1;
+			for (const char *p = d; *p; p++)
+				n += *p == ' ';
+			ingest_sink_meta(s, "dropped_inputs", "%u", n);
+			ingest_sink_meta(s, "dropped_exec", "%.*s", (int)strcspn(d, " "), d);
+		}
 		if (k->cap.stats_flush[0]) {
 			ingest_sink_meta(s, "stats_flush_event", "%s", k->cap.stats_flush);
 			ingest_sink_meta(s, "stats_flushes", "%llu", (unsigned long long)k->n_stats_flush);

@@ -89,7 +89,8 @@ static const struct kspec capture_specs[] = {
 	    "damon_sample_us", "damon_aggr_us", "damon_update_us", "$damon_note", "$filter",
 	    "?lru_gen_enabled", "?lru_gen_min_ttl_ms", "$?kernel_version", "$?build_source",
 	    "$?build_version", "$?build_tree", "$?build_config", "$?build_patches", "$?build_key",
-	    "?swap_rotational", "?page_cluster", "?vma_ra_enabled", "$?stats_flush" } },
+	    "?swap_rotational", "?page_cluster", "?vma_ra_enabled", "$?stats_flush",
+	    "$?dropped_inputs" } },
 	{ "memcg_stat", KK_MEMCG_STAT, { "kts", "$stat" } },
 	{ "proc_maps", KK_PROC_MAPS, { "kts", "pid", "$maps" } },
 	{ "task_comm", KK_TASK_COMM, { "kts", "tid", "pid", "$comm" } },
@@ -531,6 +532,7 @@ int kevents_event(struct kevents *k, int kidx, const bt_message *msg, const char
 			k->cap.page_cluster = v[28] == VMR_ABSENT ? -1 : (int64_t)(int32_t)v[28];
 			k->cap.vma_ra_enabled = v[29] == VMR_ABSENT ? -1 : (int64_t)(int32_t)v[29];
 			snprintf(k->cap.stats_flush, sizeof(k->cap.stats_flush), "%s", gets(ev, &c->f[30]));
+			snprintf(k->cap.dropped_inputs, sizeof(k->cap.dropped_inputs), "%s", gets(ev, &c->f[31]));
 			break;
 		case KK_MEMCG_STAT:
 			if (parse_memcg(k, ts, gets(ev, &c->f[1])) != 0)

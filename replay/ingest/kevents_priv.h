@@ -122,6 +122,7 @@ struct kevents {
 		char kernel_version[512], build_source[64], build_version[128], build_tree[1024];
 		char build_config[80], build_patches[1024], build_key[256];
 		char stats_flush[64];  /* the tracepoint of the flushes recorded, "" none */
+		char dropped_inputs[8192]; /* the exec's files dropped before, "" none */
 		uint64_t cgroup_version, limit, swap_size, period_ms, damon, update_us;
 		int64_t swappiness;
 		uint64_t end_lost, end_bridged, end_elapsed;
