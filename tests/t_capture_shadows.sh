@@ -1,0 +1,80 @@
+#!/bin/bash
+# A second capture of the same command counts no file refault of the
+# first's evictions (capture/exec_inputs.c, doc/tracing-notes.md
+# "Shadows from before the session"):
+#  - the command is a #! script of 24 MiB that reads itself once
+#    (`cat "$0"`); the first capture runs it in a 16 MiB cgroup, which
+#    evicts most of its pages: their shadow entries outlive that cgroup;
+#  - the second runs it in a 64 MiB cgroup, where nothing is reclaimed:
+#    every file refault it counts would be of a shadow from the first
+#    (measured with the capture before the drop: 1,566 of them).  The
+#    capture drops the script's page cache and those shadows before the
+#    exec, so its kernel workingset_refault_file (memory.stat) is 0, and
+#    capture_session.dropped_inputs names the script and its interpreter;
+#    ingest keeps dropped_inputs (how many) and dropped_exec.
+# The captures hold /run/vmreplay-capture.lock (host captures never
+# overlap).  Skips where root, tracefs, a memory cgroup or LTTng are
+# missing.
+set -u
+. tests/tap.sh
+hold_lock /run/vmreplay-capture.lock "$@"
+mount_tracefs
+build=${1:-build}
+vmr=$PWD/$build/vmreplay
+
+why=""
+[ "$(id -u)" = 0 ] || why="needs root (memory cgroup, tracefs)"
+if [ -z "$why" ] && ! grep -q tracefs /proc/filesystems; then why="no tracefs in this kernel"; fi
+if [ -z "$why" ] && [ ! -e /sys/fs/cgroup/memory/memory.limit_in_bytes ] &&
+   ! grep -qw memory /sys/fs/cgroup/cgroup.controllers /sys/fs/cgroup/unified/cgroup.controllers 2>/dev/null; then
+    why="no memory cgroup controller (v1 or v2)"
+fi
+for c in lttng lttng-sessiond babeltrace2 flock; do
+    [ -z "$why" ] && ! command -v $c >/dev/null 2>&1 && why="$c not installed"
+done
+if [ -z "$why" ] && [ ! -x "$build/vmreplay-capture-agent" ]; then why="$build/vmreplay-capture-agent not built"; fi
+if [ -n "$why" ]; then
+    skip "a second capture of the same command" "$why"
+    exit 0
+fi
+
+# on disk, not tmpfs: shmem pages go to swap, not to shadow entries
+tmp=$(mktemp -d /var/tmp/t_capture_shadows.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+export VMREPLAY_CACHE=$tmp/cache
+{
+    printf '#!/bin/sh\ncat "$0" >/dev/null\nexit 0\n'
+    head -c 24M /dev/zero | tr '\0' '#'
+} >"$tmp/job.sh"
+chmod +x "$tmp/job.sh"
+# written back and out of the page cache: the first capture reads it
+sync "$tmp/job.sh"
+dd if="$tmp/job.sh" iflag=nocache count=0 status=none
+# the kernel's count of COUNTER in the session (compare's kernel column)
+kernel() { awk -F'\t' -v c="$2" '$1 == "counter" && $2 == c { print $4 }' "$tmp/$1.cmp"; }
+for s in s1:16M s2:64M; do
+    lim=${s#*:} s=${s%:*}
+    "$vmr" capture -o "$tmp/$s" --limit "$lim" --swappiness 100 -- "$tmp/job.sh" >"$tmp/$s.log" 2>&1
+    rc=$?
+    check "capture $s: exit 0" test $rc -eq 0
+    [ $rc -eq 0 ] || { sed 's/^/# /' "$tmp/$s.log" | tail -5; exit 0; }
+    "$vmr" compare -q --policy classic -f tsv -o "$tmp/$s.cmp" "$tmp/$s" >"$tmp/$s.clog" 2>&1
+    check "compare $s: exit 0" test $? -eq 0
+done
+steal=$(kernel s1 pgsteal_file)
+steal2=$(kernel s2 pgsteal_file)
+refault=$(kernel s2 workingset_refault_file)
+echo "# first capture: pgsteal_file $steal; second: pgsteal_file $steal2, workingset_refault_file $refault"
+check "the first capture evicted the script's pages (pgsteal_file $steal >= 1024)" \
+    test "${steal:-0}" -ge 1024
+check "the second reclaims no file page (pgsteal_file $steal2)" test "${steal2:-1}" -eq 0
+check "the second refaults none of the first's (workingset_refault_file $refault)" \
+    test "${refault:-1}" -eq 0
+babeltrace2 "$tmp/s2" 2>/dev/null | grep -m1 'capture_session: ' >"$tmp/session.txt"
+check "capture_session.dropped_inputs names the script and its interpreter" \
+    grep -q "dropped_inputs = \"$tmp/job.sh /[^ ]*sh" "$tmp/session.txt"
+"$vmr" ingest -q -o "$tmp/s2.vmr" "$tmp/s2" >"$tmp/ingest.log" 2>&1
+check "ingest: exit 0" test $? -eq 0
+meta() { strings "$tmp/s2.vmr" | sed -n "s/^$1\t//p" | head -1; }
+check "ingest: dropped_exec $(meta dropped_exec), dropped_inputs $(meta dropped_inputs) (>= 2)" \
+    sh -c "[ '$(meta dropped_exec)' = '$tmp/job.sh' ] && [ '$(meta dropped_inputs)' -ge 2 ]"
