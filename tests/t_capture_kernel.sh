@@ -20,20 +20,8 @@ build=${1:-build}
 vmr=$PWD/$build/vmreplay
 wl=$PWD/$build/workloads
 
-why=""
-[ "$(id -u)" = 0 ] || why="needs root (memory cgroup, swap, tracefs)"
-if [ -z "$why" ] && [ ! -d /sys/kernel/tracing/events ] && ! grep -q tracefs /proc/filesystems; then
-    why="no tracefs in this kernel"
-fi
-if [ -z "$why" ] && [ ! -e /sys/fs/cgroup/memory/memory.limit_in_bytes ] &&
-   ! grep -qw memory /sys/fs/cgroup/cgroup.controllers /sys/fs/cgroup/unified/cgroup.controllers 2>/dev/null; then
-    why="no memory cgroup controller (v1 or v2)"
-fi
+why=$(capture_unmet "$build")
 if [ -z "$why" ] && [ ! -e /proc/swaps ]; then why="no swap support in this kernel"; fi
-for c in lttng lttng-sessiond babeltrace2; do
-    [ -z "$why" ] && ! command -v $c >/dev/null 2>&1 && why="$c not installed"
-done
-if [ -z "$why" ] && [ ! -x "$build/vmreplay-capture-agent" ]; then why="$build/vmreplay-capture-agent not built"; fi
 if [ -n "$why" ]; then
     skip "vmreplay capture of a kernel session" "$why"
     exit 0

@@ -22,17 +22,7 @@ mount_tracefs
 build=${1:-build}
 vmr=$PWD/$build/vmreplay
 
-why=""
-[ "$(id -u)" = 0 ] || why="needs root (memory cgroup, tracefs)"
-if [ -z "$why" ] && ! grep -q tracefs /proc/filesystems; then why="no tracefs in this kernel"; fi
-if [ -z "$why" ] && [ ! -e /sys/fs/cgroup/memory/memory.limit_in_bytes ] &&
-   ! grep -qw memory /sys/fs/cgroup/cgroup.controllers /sys/fs/cgroup/unified/cgroup.controllers 2>/dev/null; then
-    why="no memory cgroup controller (v1 or v2)"
-fi
-for c in lttng lttng-sessiond babeltrace2 flock; do
-    [ -z "$why" ] && ! command -v $c >/dev/null 2>&1 && why="$c not installed"
-done
-if [ -z "$why" ] && [ ! -x "$build/vmreplay-capture-agent" ]; then why="$build/vmreplay-capture-agent not built"; fi
+why=$(capture_unmet "$build")
 if [ -n "$why" ]; then
     skip "a second capture of the same command" "$why"
     exit 0

@@ -51,3 +51,19 @@ mount_tracefs() {
         mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
     return 0
 }
+# capture_unmet BUILD: why a real capture on this machine cannot run
+# here (root, tracefs, a memory cgroup controller, LTTng, babeltrace2, the
+# agent), or nothing when it can.
+capture_unmet() {
+    [ "$(id -u)" = 0 ] || { echo "needs root (memory cgroup, swap, tracefs)"; return; }
+    grep -qw tracefs /proc/filesystems || { echo "no tracefs in this kernel"; return; }
+    if [ ! -e /sys/fs/cgroup/memory/memory.limit_in_bytes ] &&
+       ! grep -qw memory /sys/fs/cgroup/cgroup.controllers /sys/fs/cgroup/unified/cgroup.controllers 2>/dev/null; then
+        echo "no memory cgroup controller (v1 or v2)"; return
+    fi
+    local c
+    for c in lttng lttng-sessiond babeltrace2; do
+        command -v $c >/dev/null 2>&1 || { echo "$c not installed"; return; }
+    done
+    [ -x "$1/vmreplay-capture-agent" ] || echo "$1/vmreplay-capture-agent not built"
+}

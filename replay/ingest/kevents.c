@@ -183,6 +183,25 @@ struct tinfo *kev_tinfo(struct kevents *k, uint32_t tid, int create)
 	return t;
 }
 
+/* Appends a kernel event of TYPE at TS in task TID of PID on CPU, its
+ * fields zero, in arrival order (reserved: the tie-break of the sort);
+ * NULL when out of memory. */
+static struct vmr_kev *kev_append(struct kevents *k, uint64_t ts, uint32_t tid, uint32_t pid,
+				  uint32_t cpu, uint16_t type)
+{
+	if (GROW(k, kev, nr_kev, cap_kev) != 0)
+		return NULL;
+	struct vmr_kev *e = &k->kev[k->nr_kev++];
+	memset(e, 0, sizeof(*e));
+	e->ts_ns = ts;
+	e->tid = tid;
+	e->pid = pid;
+	e->type = type;
+	e->cpu = (uint16_t)cpu;
+	e->reserved = k->seq++;
+	return e;
+}
+
 /* KTS, a kernel CLOCK_MONOTONIC stamp, in the trace's time: KTS + OFFSET,
  * which must be a time from the trace's origin (0 to INT64_MAX ns); -1 if
  * a damaged stamp would wrap. */
@@ -543,15 +562,9 @@ int kevents_event(struct kevents *k, int kidx, const bt_message *msg, const char
 				return kfail(err, errlen, "out of memory");
 			break;
 		case KK_TASK_COMM: {
-			if (GROW(k, kev, nr_kev, cap_kev) != 0)
+			struct vmr_kev *e = kev_append(k, ts, (uint32_t)v[1], (uint32_t)v[2], 0, VMR_KEV_COMM);
+			if (!e)
 				return kfail(err, errlen, "out of memory");
-			struct vmr_kev *e = &k->kev[k->nr_kev++];
-			memset(e, 0, sizeof(*e));
-			e->ts_ns = ts;
-			e->tid = (uint32_t)v[1];
-			e->pid = (uint32_t)v[2];
-			e->type = VMR_KEV_COMM;
-			e->reserved = k->seq++;
 			pack_comm(e->f, gets(ev, &c->f[3]));
 			break;
 		}
@@ -615,15 +628,9 @@ int kevents_event(struct kevents *k, int kidx, const bt_message *msg, const char
 			/* the kernel domain's procname context names the task */
 			const char *pn = gets(ev, &c->cprocname);
 			struct tinfo *ti = pn[0] ? kev_tinfo(k, tid, 1) : NULL;
-			if (ti && !ti->comm_seen && GROW(k, kev, nr_kev, cap_kev) == 0) {
+			struct vmr_kev *e;
+			if (ti && !ti->comm_seen && (e = kev_append(k, ts, tid, pid, 0, VMR_KEV_COMM))) {
 				ti->comm_seen = 1;
-				struct vmr_kev *e = &k->kev[k->nr_kev++];
-				memset(e, 0, sizeof(*e));
-				e->ts_ns = ts;
-				e->tid = tid;
-				e->pid = pid;
-				e->type = VMR_KEV_COMM;
-				e->reserved = k->seq++;
 				pack_comm(e->f, pn);
 			}
 		}
@@ -651,16 +658,9 @@ int kevents_event(struct kevents *k, int kidx, const bt_message *msg, const char
 		int flushed = kind == KK_MEMCG_FLUSH ? v[2] == 1 || v[3] == 1 : (int32_t)v[3] == -1;
 		if (!flushed)
 			return 0;
-		if (GROW(k, kev, nr_kev, cap_kev) != 0)
+		struct vmr_kev *e = kev_append(k, ts, tid, pid, cpu, VMR_KEV_STATS_FLUSH);
+		if (!e)
 			return kfail(err, errlen, "out of memory");
-		struct vmr_kev *e = &k->kev[k->nr_kev++];
-		memset(e, 0, sizeof(*e));
-		e->ts_ns = ts;
-		e->tid = tid;
-		e->pid = pid;
-		e->type = VMR_KEV_STATS_FLUSH;
-		e->cpu = (uint16_t)cpu;
-		e->reserved = k->seq++;
 		for (int i = 0; i < VMR_KEV_FIELDS; i++)
 			e->f[i] = VMR_ABSENT;
 		e->f[0] = kind == KK_MEMCG_FLUSH ? v[0] : v[2];
@@ -668,16 +668,9 @@ int kevents_event(struct kevents *k, int kidx, const bt_message *msg, const char
 		return 0;
 	}
 	if (kind < VMR_KEV_NR_TYPES) {
-		if (GROW(k, kev, nr_kev, cap_kev) != 0)
+		struct vmr_kev *e = kev_append(k, ts, tid, pid, cpu, (uint16_t)kind);
+		if (!e)
 			return kfail(err, errlen, "out of memory");
-		struct vmr_kev *e = &k->kev[k->nr_kev++];
-		memset(e, 0, sizeof(*e));
-		e->ts_ns = ts;
-		e->tid = tid;
-		e->pid = pid;
-		e->type = (uint16_t)kind;
-		e->cpu = (uint16_t)cpu;
-		e->reserved = k->seq++;
 		for (int i = 0; i < c->nf && i < VMR_KEV_FIELDS; i++)
 			e->f[i] = v[i];
 		if (kind == VMR_KEV_FORK) {
