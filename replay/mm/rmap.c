@@ -17,11 +17,11 @@
 static int folio_pte_of(const struct engine *e, uint32_t pfn, uint32_t proc)
 {
 	const struct folio *f = &e->folio[pfn];
-	const struct folio_ptes *p = &e->ptes[pfn];
 	if (!(f->flags & PG_mapped))
 		return 0;
 	if (!folio_is_file_lru(f))
 		return f->owner == proc;
+	const struct folio_ptes *p = &e->ptes[pfn];
 	if (p->first == proc)
 		return 1;
 	return (p->other & ~PTES_YOUNG) == proc + 1 ? 2 : 0;
@@ -97,26 +97,33 @@ int folio_add_file_rmap_pte(struct engine *e, uint32_t pfn, uint32_t proc)
  * to 0), as reclaim does before it frees a mapped folio. */
 void try_to_unmap(struct engine *e, uint32_t pfn)
 {
-	e->folio[pfn].flags &= ~(PG_mapped | PG_young);
-	e->ptes[pfn].other = 0;
+	struct folio *f = &e->folio[pfn];
+	/* only a file folio has PTEs in e->ptes: an anonymous folio's stay
+	 * untouched, so that their array costs no memory and no cache miss
+	 * where nothing maps a file */
+	if (folio_is_file_lru(f))
+		e->ptes[pfn].other = 0;
+	f->flags &= ~(PG_mapped | PG_young);
 }
 
 int folio_referenced(struct engine *e, uint32_t pfn, struct scan_control *sc, uint32_t *vm_exec)
 {
 	struct folio *f = &e->folio[pfn];
-	struct folio_ptes *p = &e->ptes[pfn];
 	*vm_exec = 0;
 	if (!(f->flags & PG_mapped))
 		return 0;
+	/* an anonymous folio has its owner's PTE alone (e->ptes untouched) */
+	struct folio_ptes *p = folio_is_file_lru(f) ? &e->ptes[pfn] : NULL;
 	/* folio_referenced_one for each VMA that maps it: one reference per
 	 * young PTE, each cleared (ptep_clear_flush_young_notify) */
-	int young = !!(f->flags & PG_young), young_other = !!(p->other & PTES_YOUNG);
+	int young = !!(f->flags & PG_young), young_other = p && (p->other & PTES_YOUNG);
 	int referenced = young + young_other;
 	f->flags &= ~PG_young;
-	p->other &= ~PTES_YOUNG;
+	if (young_other)
+		p->other &= ~PTES_YOUNG;
 	/* each young PTE is looked around, in its own address space */
 	if (young && lru_gen_enabled(e))
-		lru_gen_look_around(e, pfn, sc, folio_is_file_lru(f) ? p->first : f->owner);
+		lru_gen_look_around(e, pfn, sc, p ? p->first : f->owner);
 	if (young_other && lru_gen_enabled(e))
 		lru_gen_look_around(e, pfn, sc, (p->other & ~PTES_YOUNG) - 1);
 	/* pra->vm_flags: the young PTEs' VMAs' flags */
