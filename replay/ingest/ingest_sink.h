@@ -31,6 +31,9 @@ int ingest_sink_free_space(struct sink *s, uint32_t pid, uint32_t tid, uint64_t 
 /* The task TID (if it has a stream) ends at TS: a later task with the
  * same tid is a new one. */
 void ingest_sink_task_end(struct sink *s, uint32_t tid, uint64_t ts);
+/* Removes the streams of the tasks whose thread group PID FOREIGN says
+ * is not the workload's; returns the accesses they held. */
+uint64_t ingest_sink_drop_tasks(struct sink *s, int (*foreign)(void *arg, uint32_t pid), void *arg);
 /* Fills in ppid and comm of every task whose stream kevents made. */
 void ingest_sink_name_tasks(struct sink *s, void (*fn)(void *arg, uint32_t tid, uint32_t *ppid,
 						       char comm[16]), void *arg);

@@ -549,6 +549,14 @@ static void meta_session(struct kevents *k, struct sink *s)
 	}
 }
 
+/* Whether the thread group PID of an exact stream lies outside the
+ * process tree the capture started (kevents_finish has marked it). */
+static int not_of_the_tree(void *arg, uint32_t pid)
+{
+	const struct tinfo *t = kev_tinfo(arg, pid, 0);
+	return !t || !t->in_tree;
+}
+
 int kevents_finish(struct kevents *k, struct sink *s)
 {
 	if (k->nr_kev)
@@ -632,6 +640,13 @@ int kevents_finish(struct kevents *k, struct sink *s)
 		if (push_out(k, &e) != 0)
 			goto oom;
 	}
+
+	/* The capture's LTTng session records every instrumented process of
+	 * its user, not only the workload's: the streams of one outside the
+	 * process tree (6.18-classic mix-sw100-2 holds 1,500 anon_access of a
+	 * test's anon-storm, 8.6 s into the session) are not the workload's,
+	 * and would have made the trace an exact stream of that. */
+	uint64_t foreign = k->root_pid ? ingest_sink_drop_tasks(s, not_of_the_tree, k) : 0;
 
 	/* Demand, unless the trace has an exact stream (an instrumented
 	 * workload's own events say more than faults can). */
@@ -834,6 +849,9 @@ int kevents_finish(struct kevents *k, struct sink *s)
 		if (k->n_filtered)
 			ingest_sink_meta(s, "kernel_events_not_of_the_workload", "%llu",
 					 (unsigned long long)k->n_filtered);
+		if (foreign)
+			ingest_sink_meta(s, "ust_accesses_not_of_the_workload", "%llu",
+					 (unsigned long long)foreign);
 		ingest_sink_meta(s, "demand_source", "%s",
 				 exact ? "ust (the workload's own events; kernel demand events not used)"
 				       : k->nr_dem ? "kernel (faults, page-cache events, DAMON)" : "none");

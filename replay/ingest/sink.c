@@ -425,6 +425,36 @@ void ingest_sink_task_end(struct sink *s, uint32_t tid, uint64_t ts)
 	t->live = 0;
 }
 
+uint64_t ingest_sink_drop_tasks(struct sink *s, int (*foreign)(void *arg, uint32_t pid), void *arg)
+{
+	uint64_t dropped = 0;
+	size_t kept = 0;
+	for (size_t i = 0; i < s->nr_tasks; i++) {
+		struct task *t = &s->tasks[i];
+		if (!foreign(arg, t->t.pid)) {
+			s->tasks[kept++] = *t;
+			continue;
+		}
+		dropped += t->t.nr_accesses;
+		s->records -= t->t.nr_recs;
+		s->accesses -= t->t.nr_accesses;
+		free(t->recs);
+	}
+	if (kept == s->nr_tasks)
+		return 0;
+	s->nr_tasks = kept;
+	tid_index_rebuild(s, s->nr_tid_slots);
+	/* Nobody's stream is left: the page ids the dropped ones made go too,
+	 * so that a demand stream from kernel events numbers its own from 0.
+	 * (Where some remain, the dropped tasks' pages stay, never touched.) */
+	if (!kept) {
+		pagemap_free(&s->pm);
+		if (pagemap_init(&s->pm) != 0)
+			sink_fail(s, "out of memory");
+	}
+	return dropped;
+}
+
 void ingest_sink_name_tasks(struct sink *s, void (*fn)(void *arg, uint32_t tid, uint32_t *ppid,
 						       char comm[16]), void *arg)
 {
