@@ -673,6 +673,43 @@ static void list_from_tail(struct engine *e, int memcg, uint64_t seq, int type, 
 	assert_int_equal(i, n);
 }
 
+/* sort_folio's protection in the mm tree and in Linux 6.12
+ * (mglru+k6.12-tiers): four file folios read into seq 0 (folio 0 at the
+ * tail, next to be scanned), folio 4 with PG_workingset into seq 1.
+ * Folio 0 has PG_referenced, PG_workingset and refs bits 3: the mm
+ * tree's lazily promoted workingset (refs 4 + workingset = BIT(2) + 1),
+ * 6.12's refs 4 (3 + PG_workingset = BIT(2)); either way protected into
+ * seq 1 by a one-folio scan that isolates nothing.  The mm tree's
+ * list_move puts it at the head of seq 1 (folio 4 stays next in line),
+ * 6.12's list_move_tail at the tail, ahead of folio 4. */
+static void k612_protect_order(void **state)
+{
+	(void)state;
+	const char *pols[2] = { "mglru", "mglru+k6.12-tiers" };
+	for (int i = 0; i < 2; i++) {
+		struct box b;
+		box_open(&b, policy_find(pols[i]), 8, 0, 100, 0, 0);
+		struct engine *e = &b.e;
+		int memcg = box_memcg(&b);
+		struct scan_control sc = sc_for(DEF_PRIORITY, memcg);
+		for (uint32_t p = 0; p < 4; p++)
+			install(e, p, 0);
+		install(e, 4, PG_workingset);
+		assert_int_equal(folio_seq(e, 0), 0);
+		assert_int_equal(folio_seq(e, 4), 1);
+		e->folio[0].flags |= PG_referenced | PG_workingset;
+		e->folio[0].gen_refs |= 3;
+		assert_int_equal(evict_folios(e, 1, memcg, &sc, 0), 1);
+		assert_int_equal(e->vm[VM_pgscan_file], 0);
+		assert_int_equal(folio_seq(e, 0), 1);
+		uint32_t order[2];
+		list_from_tail(e, memcg, 1, LRU_GEN_FILE, order, 2);
+		assert_int_equal(order[0], i ? 0 : 4);
+		assert_int_equal(order[1], i ? 4 : 0);
+		box_close(&b);
+	}
+}
+
 /* inc_min_seq in the base and with sw-no-inversion: three anon folios in
  * seq 2 (installed 0, 1, 2: folio 0 the coldest, at the tail), the window
  * full at max_seq 5.  The base moves them tail first to the tail of seq 3,
@@ -1602,6 +1639,7 @@ int main(void)
 		cmocka_unit_test(k612_gens),
 		cmocka_unit_test(k612_refs),
 		cmocka_unit_test(k612_tiers),
+		cmocka_unit_test(k612_protect_order),
 		cmocka_unit_test(fallback_priority),
 		cmocka_unit_test(look_around),
 		cmocka_unit_test(look_around_own_mm),

@@ -38,11 +38,13 @@ static int sort_folio(struct engine *e, int memcg, struct lru_gen_folio *lrugen,
 		return 1;
 	}
 	/* protected (6.12: the most accesses, refs == BIT(LRU_REFS_WIDTH),
-	 * counted like the others) */
+	 * counted like the others; list_move_tail, to the end of the next
+	 * generation that is scanned first, where the mm tree's list_move
+	 * puts it at the other end) */
 	if (patch_k612_tiers(e) &&
 	    (tier > tier_idx || folio_lru_refs_612(f) == 1 << LRU_REFS_WIDTH)) {
 		gen = folio_inc_gen(e, memcg, lrugen, pfn, 0);
-		gen_list_move(e, lrugen, pfn, gen, type, 0);
+		gen_list_move(e, lrugen, pfn, gen, type, 1);
 		lrugen->protected[lru_hist_from_seq(lrugen->min_seq[type])][type][tier]++;
 		return 1;
 	}
