@@ -1122,6 +1122,61 @@ static void lru_ring_order(void **state)
 	box_free(&b);
 }
 
+/* ---- UML's user copies ------------------------------------------------------ */
+
+/* A kernel-mode fault of a UML capture (VMR_F_UACCESS): uaccess faults
+ * only for a missing PTE (maybe_map) and copies through the kernel's
+ * mapping of the page, so a page the task has a PTE for keeps its
+ * accessed bit as it was; a page without one is mapped, young, as any
+ * fault maps it.  Anonymous page 0 is mapped and old (install): a user
+ * copy stores to it and leaves it old, dirty, no fault counted; an
+ * ordinary store makes it young.  Unmapped (a swap-cache page), a copy
+ * maps it: young, one minor fault.  File page 1, cached by a read(), no
+ * PTE: a copy from it maps it (a fault, young); made old, a second copy
+ * leaves it old. */
+static void uaccess_leaves_pte_old(void **state)
+{
+	(void)state;
+	struct box b;
+	box_open(&b, policy_find("classic"), 2, 1, 0, 0, 60);
+	struct engine *e = &b.e;
+	struct task_state *t = &e->tasks[0];
+	install(e, 0, 0);
+	install(e, 1, 0);
+	struct folio *a = &e->folio[0], *f = &e->folio[1];
+	a->flags &= ~PG_dirty;
+	assert_int_equal(t->proc, 0);
+	assert_false(a->flags & PG_young);
+
+	e->uaccess = 1;
+	assert_int_equal(access_page(e, t, 0, VMR_OP_STORE, 0), 1);
+	assert_false(a->flags & PG_young);
+	assert_true(a->flags & PG_dirty);
+	assert_int_equal(e->vm[VM_pgfault], 0);
+	e->uaccess = 0;
+	assert_int_equal(access_page(e, t, 0, VMR_OP_STORE, 0), 1);
+	assert_true(a->flags & PG_young);
+
+	a->flags &= ~(PG_mapped | PG_young);
+	e->uaccess = 1;
+	assert_int_equal(access_page(e, t, 0, VMR_OP_LOAD, 0), 1);
+	assert_true(a->flags & PG_mapped);
+	assert_true(a->flags & PG_young);
+	assert_int_equal(e->vm[VM_pgfault], 1);
+
+	assert_false(folio_pte_present(e, 1, t->proc));
+	assert_int_equal(access_page(e, t, 1, VMR_OP_LOAD, 1), 1);
+	assert_true(folio_pte_young(e, 1, t->proc));
+	assert_int_equal(e->vm[VM_pgfault], 2);
+	folio_pte_mkold(e, 1, t->proc);
+	assert_int_equal(access_page(e, t, 1, VMR_OP_LOAD, 1), 1);
+	assert_false(folio_pte_young(e, 1, t->proc));
+	assert_true(f->flags & PG_mapped);
+	assert_int_equal(e->vm[VM_pgfault], 2);
+	e->uaccess = 0;
+	box_free(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1151,6 +1206,7 @@ int main(void)
 		cmocka_unit_test(capture_swappiness),
 		cmocka_unit_test(capture_cgroup_version),
 		cmocka_unit_test(dm_delay_queue),
+		cmocka_unit_test(uaccess_leaves_pte_old),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -154,6 +154,17 @@ static void out_of_range_record(void **state)
 	assert_int_equal(fixture_vmr(path, &t, 1, 4, NULL, ""), 0);
 	assert_int_equal(vmr_open(&v, path, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "bad op"));
+
+	/* UACCESS marks a user copy: a LOAD or STORE, nothing else */
+	struct vmr_rec uaccess[] = { { 1, VMR_OP_STORE | VMR_F_UACCESS } };
+	t.recs = uaccess;
+	assert_int_equal(fixture_vmr(path, &t, 1, 4, NULL, ""), 0);
+	assert_int_equal(vmr_open(&v, path, err, sizeof(err)), 0);
+	vmr_close(&v);
+	uaccess[0].info = VMR_OP_FREE | VMR_F_UACCESS;
+	assert_int_equal(fixture_vmr(path, &t, 1, 4, NULL, ""), 0);
+	assert_int_equal(vmr_open(&v, path, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "bad op"));
 	unlink(path);
 }
 

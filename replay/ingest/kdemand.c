@@ -253,10 +253,20 @@ static int on_fault(struct walk *w, struct tinfo *t, const struct kdem *d)
 	uint64_t addr = d->a, ec = d->b;
 	int write = (ec & 2) != 0;
 	/* A kernel-mode fault (x86's error code without USER, bit 2) is a
-	 * user copy touching the page: the task's access all the same. */
-	if (!(ec & 4))
-		k->n_fault_kernel++;
+	 * user copy touching the page: the task's access all the same.  In
+	 * the test bed's User-Mode Linux (the only kernel a capture names a
+	 * test-bed build of) the copy faults only for a missing or
+	 * write-protected PTE and then goes through the kernel's mapping of
+	 * the page (maybe_map and do_op_one_page, arch/um/kernel/skas/
+	 * uaccess.c): a copy to a page whose PTE is there sets no accessed
+	 * bit, which the record says (VMR_F_UACCESS); x86's copies go
+	 * through the PTE. */
 	unsigned op = write ? VMR_OP_STORE : VMR_OP_LOAD;
+	if (!(ec & 4)) {
+		k->n_fault_kernel++;
+		if (k->cap.build_source[0])
+			op |= VMR_F_UACCESS;
+	}
 	const struct mreg *r = fault_region(w, d->pid, d->ts, addr);
 	t->last_fault_file = 0;
 	if (r && r->file && !(write && r->priv)) {

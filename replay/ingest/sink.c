@@ -283,8 +283,9 @@ uint64_t sink_add_pages(struct sink *s, struct task *t, uint64_t ts, enum vmr_pa
 			uint64_t space, uint64_t ino, uint64_t first, uint64_t last, unsigned op,
 			int known_only)
 {
-	/* OP may carry VMR_F_FAULT (a read-ahead inside a fault) for its records */
-	unsigned fault = op & VMR_F_FAULT;
+	/* OP may carry VMR_F_FAULT (a read-ahead inside a fault) or
+	 * VMR_F_UACCESS (a user copy) for its records */
+	unsigned fault = op & (VMR_F_FAULT | VMR_F_UACCESS);
 	op &= 0xfu;
 	struct run run = { s, t, ts, op, (kind == VMR_PAGE_FILE ? VMR_F_FILE : 0) | fault, 0, 0 };
 	int create = op != VMR_OP_FREE && !known_only, oom = 0;

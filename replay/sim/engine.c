@@ -119,6 +119,7 @@ static void task_step(struct engine *e, struct task_state *t)
 			while (t->sub < count) {
 				/* lru_gen_enter_fault for a read-ahead done by a fault */
 				e->in_lru_fault = op == VMR_OP_READAHEAD && vmr_rec_in_fault(r);
+				e->uaccess = vmr_rec_uaccess(r);
 				int res = access_page(e, t, r.page + t->sub, op, vmr_rec_is_file(r));
 				if (res < 0) {
 					t->blocked = 1;

@@ -136,6 +136,8 @@ struct engine {
 	uint64_t vm[NR_VM_ITEMS];
 	struct mglru *lru_gen;       /* MGLRU's state (mm/lru_gen/), or NULL */
 	int in_lru_fault;            /* current->in_lru_fault (mm/memory.c) */
+	int uaccess;                 /* the access is the kernel's user copy
+				      * through no PTE (UML's uaccess) */
 
 	/* The tasks and their address spaces. */
 	struct task_state *tasks;

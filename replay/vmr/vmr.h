@@ -40,6 +40,10 @@ static inline int vmr_op_is_access(unsigned op) { return op < VMR_OP_FREE; }
 #define VMR_F_FAULT      0x40u  /* READAHEAD only: read ahead inside a page
 				 * fault (filemap_fault), so "in a fault"
 				 * for MGLRU (lru_gen_in_fault)            */
+#define VMR_F_UACCESS    0x80u  /* LOAD/STORE only: the kernel's copy to or
+				 * from the page (a kernel-mode fault), on a
+				 * kernel whose user copies go through no
+				 * PTE's accessed bit (UML)                 */
 #define VMR_DELTA_SHIFT  8
 #define VMR_DELTA_MAX    ((1u << 24) - 1)   /* ns that fit in one record */
 #define VMR_RUN_MAX      VMR_DELTA_MAX      /* pages in one run record   */
@@ -59,6 +63,7 @@ static inline unsigned vmr_rec_op(struct vmr_rec r)       { return r.info & 0xfu
 static inline int vmr_rec_is_file(struct vmr_rec r)       { return (r.info & VMR_F_FILE) != 0; }
 static inline int vmr_rec_is_run(struct vmr_rec r)        { return (r.info & VMR_F_RUN) != 0; }
 static inline int vmr_rec_in_fault(struct vmr_rec r)      { return (r.info & VMR_F_FAULT) != 0; }
+static inline int vmr_rec_uaccess(struct vmr_rec r)       { return (r.info & VMR_F_UACCESS) != 0; }
 /* Pages the record applies to (0 for DELAY). */
 static inline uint32_t vmr_rec_count(struct vmr_rec r)
 {

@@ -144,7 +144,8 @@ static int check_contents(const struct vmr *v, char *err, size_t errlen)
 		for (uint64_t i = task->first_rec; i < task->first_rec + task->nr_recs; i++) {
 			struct vmr_rec r = v->recs[i];
 			unsigned op = vmr_rec_op(r);
-			if (op >= VMR_NR_OPS || (r.info & 0x80u) ||
+			if (op >= VMR_NR_OPS ||
+			    (vmr_rec_uaccess(r) && op != VMR_OP_LOAD && op != VMR_OP_STORE) ||
 			    (vmr_rec_in_fault(r) && op != VMR_OP_READAHEAD) ||
 			    (op == VMR_OP_DELAY && (r.info & (VMR_F_FILE | VMR_F_RUN))) ||
 			    (op == VMR_OP_READAHEAD && !vmr_rec_is_file(r)))
