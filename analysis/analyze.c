@@ -180,6 +180,10 @@ int analyze_vmr(const struct vmr *v, struct analysis *a, char *err, size_t errle
 			/* inactive lists only: active-list isolation is rotation */
 			if (e->f[6] == VMR_ABSENT || (e->f[6] & 1) == 0)
 				t->scanned += e->f[3];
+			if (e->f[6] != VMR_ABSENT && (e->f[6] & 1) == 0 && e->f[5] != VMR_ABSENT) {
+				*(e->f[6] >= 2 ? &a->file_isolated : &a->anon_isolated) += e->f[5];
+				a->have_isolated = 1;
+			}
 			break;
 		case VMR_KEV_SHRINK_INACTIVE: {
 			uint64_t sc = e->f[1], rc = e->f[2], fl = e->f[12];

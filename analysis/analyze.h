@@ -93,6 +93,8 @@ struct analysis {
 	char span_from[48];
 	struct an_flow trace, vmstat;  /* from the events; from /proc/vmstat */
 	uint64_t anon_scanned, file_scanned, anon_reclaimed, file_reclaimed;
+	uint64_t anon_isolated, file_isolated;   /* lru_isolate's nr_taken, inactive lists */
+	int have_isolated;
 	int have_vm;
 	uint64_t vm[VMR_NR_VMSTAT];    /* last − first snapshot */
 	uint64_t events;

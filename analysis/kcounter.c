@@ -22,6 +22,19 @@ static int memcg_index(const char *name)
 struct kcounter kernel_counter(const struct vmr *v, const struct analysis *a, const char *name)
 {
 	struct kcounter k = { 0, 0, "" };
+	/*
+	 * MGLRU counts pgscan as the folios scan_folios isolated (its
+	 * __count_vm_events(PGSCAN_*, isolated)), lru_isolate's nr_taken;
+	 * lru_shrink_inactive's nr_scanned is not that: evict_folios fires it
+	 * again, with the same number, after its clean-retry pass.  Classic
+	 * counts shrink_inactive_list's nr_scanned, which that event carries.
+	 */
+	if (a->have_isolated && !a->simulated && (!strcmp(name, "pgscan_anon") || !strcmp(name, "pgscan_file"))) {
+		char kind[16];
+		if (vmr_meta_get(v, "lru_kind", kind, sizeof(kind)) && strcmp(kind, "mglru") == 0)
+			return (struct kcounter){ 1, (double)(name[7] == 'a' ? a->anon_isolated : a->file_isolated),
+			                          "events" };
+	}
 	/* pgscan/pgsteal by type: the workload's own lru_shrink_inactive events */
 	if (a->trace.have && !a->simulated) {
 		const struct { const char *n; uint64_t x; } ev[] = {

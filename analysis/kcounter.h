@@ -1,7 +1,9 @@
 /*
  * kcounter.h — what the kernel counted in a captured session, by
  * /proc/vmstat name: from the workload's own reclaim events where they
- * define the counter (pgscan/pgsteal by type), else from the session
+ * define the counter (pgscan/pgsteal by type: lru_shrink_inactive's
+ * scanned and reclaimed, and for an MGLRU kernel lru_isolate's nr_taken
+ * as its pgscan), else from the session
  * cgroup's memory.stat, else from /proc/vmstat (machine-wide).  compare
  * and validate read the kernel's side of a session here.
  */
