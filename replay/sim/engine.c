@@ -578,6 +578,9 @@ int engine_run(struct engine *e)
 		case EV_READ_DONE:
 			folio_end_read(e, ev.id, (uint16_t)ev.arg);
 			break;
+		case EV_READ_BIO_DONE:
+			mpage_read_end_io(e, ev.id);
+			break;
 		case EV_FLUSH:
 			wb_workfn(e, (int)ev.id);
 			break;
@@ -634,6 +637,9 @@ void engine_free(struct engine *e)
 	free(e->proc_runs);
 	records_free(&e->records);
 	free(e->dirty_list);
+	for (uint32_t i = 0; e->bios && i < e->nr_bios; i++)
+		free(e->bios[i].pages);
+	free(e->bios);
 	sim_free(&e->sim);
 	memset(e, 0, sizeof(*e));
 }
