@@ -95,7 +95,8 @@ static void task_step(struct engine *e, struct task_state *t)
 			task_finish(e, t);
 			return;
 		}
-		if (t->sub == 0 && task_wait(e, t))
+		/* (most records have nothing left to wait for: no call) */
+		if (t->sub == 0 && t->next_wait < t->nr_waits && task_wait(e, t))
 			return;     /* the other's end schedules it; t->next stands */
 		if (t->next > e->sim.now || (!e->sim.current && sim_peek(&e->sim) < t->next)) {
 			/* Due before anything else: go on here rather than through
