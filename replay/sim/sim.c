@@ -332,6 +332,10 @@ int sim_wait(struct sim *s, struct sim_waitq *q, simtime_t timeout)
 
 void sim_wake_all(struct sim *s, struct sim_waitq *q)
 {
+	/* Most wake-ups find nobody (every fault wakes its folio's lock
+	 * queue): no store then, so the queue's line stays clean. */
+	if (!q->head)
+		return;
 	for (struct sim_thread *th = q->head; th; th = th->wq_next) {
 		th->woken = 1;
 		th->wq = NULL;
