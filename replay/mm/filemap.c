@@ -6,6 +6,8 @@
 #include "internal.h"
 #include "sim/page_order.h"
 
+#include <stdlib.h>
+
 /* folio_waitqueue: hash_ptr of the folio in the kernel; a multiplicative
  * hash of the page id here (FOLIO_WAIT_TABLE_SIZE = 2^10 queues). */
 struct sim_waitq *folio_waitqueue(struct engine *e, uint32_t pfn)
@@ -36,6 +38,36 @@ void folio_end_read(struct engine *e, uint32_t pfn, uint16_t seq)
 		return;
 	f->flags &= ~PG_locked;
 	sim_wake_all(&e->sim, folio_waitqueue(e, pfn));
+}
+
+struct read_bio *read_bio_alloc(struct engine *e)
+{
+	if (!e->free_bio) {
+		/* all in flight: twice as many, the new ones free */
+		uint32_t n = e->nr_bios ? 2 * e->nr_bios : 16;
+		struct read_bio *b = realloc(e->bios, n * sizeof(*b));
+		if (!b)
+			return NULL;
+		for (uint32_t i = e->nr_bios; i < n; i++)
+			b[i] = (struct read_bio){ .next_free = i + 1 < n ? i + 2 : 0 };
+		e->bios = b;
+		e->free_bio = e->nr_bios + 1;
+		e->nr_bios = n;
+	}
+	struct read_bio *bio = &e->bios[e->free_bio - 1];
+	e->free_bio = bio->next_free;
+	return bio;
+}
+
+/* mpage_read_end_io: folio_end_read of each folio of the request. */
+void mpage_read_end_io(struct engine *e, uint32_t id)
+{
+	struct read_bio *bio = &e->bios[id];
+	for (uint32_t i = 0; i < bio->nr; i++)
+		folio_end_read(e, bio->pages[i].pfn, bio->pages[i].seq);
+	bio->nr = 0;
+	bio->next_free = e->free_bio;
+	e->free_bio = id + 1;
 }
 
 /* folio_end_writeback: a folio reclaim marked goes to the tail, and

@@ -126,6 +126,10 @@ void folio_start_read(struct engine *e, uint32_t pfn, simtime_t done);
 void read_pages(struct engine *e, struct task_state *t);
 /* The read numbered SEQ completed: unlock the folio. */
 void folio_end_read(struct engine *e, uint32_t pfn, uint16_t seq);
+/* A free request for read_pages (NULL: out of memory); its completion,
+ * mpage_read_end_io, ends its folios' reads and frees it. */
+struct read_bio *read_bio_alloc(struct engine *e);
+void mpage_read_end_io(struct engine *e, uint32_t bio);
 /* The queue of PFN's lock waiters. */
 struct sim_waitq *folio_waitqueue(struct engine *e, uint32_t pfn);
 /* do_fault_around: a read fault of process PROC on file page PFN maps

@@ -231,8 +231,26 @@ void read_pages(struct engine *e, struct task_state *t)
 	if (!t->ra_nr)
 		return;
 	simtime_t done = submit_read_batched(e, &e->file);
-	for (uint32_t i = 0; i < t->ra_nr; i++)
-		sim_at(&e->sim, done, EV_READ_DONE, t->ra[i].pfn, t->ra[i].seq);
+	if (t->ra_nr == 1) {
+		sim_at(&e->sim, done, EV_READ_DONE, t->ra[0].pfn, t->ra[0].seq);
+	} else {
+		struct read_bio *bio = read_bio_alloc(e);
+		if (!bio) {
+			e->failed = 1;
+			t->ra_nr = 0;
+			return;
+		}
+		/* the window goes with the request; the task takes the
+		 * request's empty array for its next one */
+		struct ra_page *pages = bio->pages;
+		uint32_t cap = bio->cap;
+		bio->pages = t->ra;
+		bio->cap = t->ra_cap;
+		bio->nr = t->ra_nr;
+		t->ra = pages;
+		t->ra_cap = cap;
+		sim_at(&e->sim, done, EV_READ_BIO_DONE, (uint32_t)(bio - e->bios), 0);
+	}
 	t->ra_nr = 0;
 }
 

@@ -95,7 +95,8 @@ static void task_step(struct engine *e, struct task_state *t)
 			task_finish(e, t);
 			return;
 		}
-		if (t->sub == 0 && task_wait(e, t))
+		/* (most records have nothing left to wait for: no call) */
+		if (t->sub == 0 && t->next_wait < t->nr_waits && task_wait(e, t))
 			return;     /* the other's end schedules it; t->next stands */
 		if (t->next > e->sim.now || (!e->sim.current && sim_peek(&e->sim) < t->next)) {
 			/* Due before anything else: go on here rather than through
@@ -579,6 +580,9 @@ int engine_run(struct engine *e)
 		case EV_READ_DONE:
 			folio_end_read(e, ev.id, (uint16_t)ev.arg);
 			break;
+		case EV_READ_BIO_DONE:
+			mpage_read_end_io(e, ev.id);
+			break;
 		case EV_FLUSH:
 			wb_workfn(e, (int)ev.id);
 			break;
@@ -635,6 +639,9 @@ void engine_free(struct engine *e)
 	free(e->proc_runs);
 	records_free(&e->records);
 	free(e->dirty_list);
+	for (uint32_t i = 0; e->bios && i < e->nr_bios; i++)
+		free(e->bios[i].pages);
+	free(e->bios);
 	sim_free(&e->sim);
 	memset(e, 0, sizeof(*e));
 }

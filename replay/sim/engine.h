@@ -56,6 +56,7 @@ enum ev_kind {
 	EV_TASK,          /* a task's next record is due            */
 	EV_IO_DONE,       /* writeback of folio ID completed        */
 	EV_READ_DONE,     /* the read of folio ID completed (ARG: its read_seq) */
+	EV_READ_BIO_DONE, /* read_pages' request ID (engine.bios) completed */
 	EV_FLUSH,         /* the flusher's run: ID 0 periodic, 1 kicked */
 	EV_STATS_FLUSH,   /* the memcg statistics' periodic flush   */
 	EV_STATS_READ,    /* the capture read memory.stat           */
@@ -119,6 +120,18 @@ struct task_state {
 	uint32_t ra_nr, ra_cap;
 };
 
+/* A read of several folios in one request (read_pages' bio) in flight:
+ * the folios it reads, each with its read_seq.  Its completion ends
+ * them all in one event, in the window's order, as the bio's end_io
+ * does (mpage_read_end_io): the events one per folio that it replaces
+ * had one time and consecutive sequence numbers, so nothing came
+ * between them. */
+struct read_bio {
+	struct ra_page *pages;
+	uint32_t nr, cap;
+	uint32_t next_free;          /* 1 + the next free one (engine.free_bio) */
+};
+
 struct engine {
 	struct sim sim;
 	const struct vmr *v;
@@ -171,6 +184,9 @@ struct engine {
 #define FOLIO_WAIT_TABLE_SIZE 1024
 	struct sim_waitq folio_wait_table[FOLIO_WAIT_TABLE_SIZE];
 	int stopping;                      /* every task has finished  */
+
+	struct read_bio *bios;       /* read_pages' requests, in flight or free */
+	uint32_t nr_bios, free_bio;  /* free_bio: 1 + the first free one, 0: none */
 
 	uint32_t *dirty_list;        /* file folios dirtied since the flusher ran */
 	uint64_t nr_dirty_list, cap_dirty_list;

@@ -65,30 +65,50 @@ void sim_free(struct sim *s)
 	memset(s, 0, sizeof(*s));
 }
 
-static int earlier(const struct sim_event *a, const struct sim_event *b)
+/*
+ * The queue is a 4-ary min-heap on (time, seq): half the depth of a
+ * binary heap, so a pop moves half as many events, and the four children
+ * of a node share a cache line or two.  (time, seq) is compared as one
+ * 128-bit number, without branches.  The pop order is the keys' order,
+ * whatever the heap's shape: every key is unique (seq is).
+ */
+#define HEAP_D 4
+
+static inline unsigned __int128 key_of(const struct sim_event *ev)
 {
-	return a->time < b->time || (a->time == b->time && a->seq < b->seq);
+	return (unsigned __int128)ev->time << 64 | ev->seq;
+}
+
+/* The child of heap[a] and heap[b] that comes first. */
+static inline uint32_t first_of(const struct sim_event *h, uint32_t a, uint32_t b)
+{
+	return key_of(&h[b]) < key_of(&h[a]) ? b : a;
 }
 
 /* Moves heap[i] down to its place among heap[0..nr). */
 static void sift_down(struct sim *s, uint32_t i)
 {
-	struct sim_event ev = s->heap[i];
+	struct sim_event *h = s->heap;
+	struct sim_event ev = h[i];
+	unsigned __int128 key = key_of(&ev);
+	uint32_t nr = s->nr;
 	for (;;) {
-		uint32_t l = 2 * i + 1, r = l + 1, m = i;
-		const struct sim_event *best = &ev;
-		if (l < s->nr && earlier(&s->heap[l], best)) {
-			m = l;
-			best = &s->heap[l];
-		}
-		if (r < s->nr && earlier(&s->heap[r], best))
-			m = r;
-		if (m == i)
+		uint32_t c = HEAP_D * i + 1, m;
+		if (c + 3 < nr) {
+			m = first_of(h, first_of(h, c, c + 1), first_of(h, c + 2, c + 3));
+		} else if (c < nr) {
+			m = c;
+			for (uint32_t k = c + 1; k < nr; k++)
+				m = first_of(h, m, k);
+		} else {
 			break;
-		s->heap[i] = s->heap[m];
+		}
+		if (key_of(&h[m]) >= key)
+			break;
+		h[i] = h[m];
 		i = m;
 	}
-	s->heap[i] = ev;
+	h[i] = ev;
 }
 
 static int is_stale(const struct sim *s, const struct sim_event *ev)
@@ -108,7 +128,7 @@ static void drop_stale(struct sim *s)
 		if (!is_stale(s, &s->heap[i]))
 			s->heap[n++] = s->heap[i];
 	s->nr = n;
-	for (uint32_t i = n / 2; i-- > 0;)
+	for (uint32_t i = n > 1 ? (n - 2) / HEAP_D + 1 : 0; i-- > 0;)
 		sift_down(s, i);
 	s->stale = 0;
 }
@@ -129,10 +149,11 @@ void sim_at(struct sim *s, simtime_t t, uint32_t kind, uint32_t id, uint64_t arg
 		s->cap *= 2;
 	}
 	struct sim_event ev = { t, s->seq++, kind, id, arg };
+	unsigned __int128 key = key_of(&ev);
 	uint32_t i = s->nr++;
 	while (i > 0) {
-		uint32_t parent = (i - 1) / 2;
-		if (!earlier(&ev, &s->heap[parent]))
+		uint32_t parent = (i - 1) / HEAP_D;
+		if (key >= key_of(&s->heap[parent]))
 			break;
 		s->heap[i] = s->heap[parent];
 		i = parent;
@@ -311,6 +332,10 @@ int sim_wait(struct sim *s, struct sim_waitq *q, simtime_t timeout)
 
 void sim_wake_all(struct sim *s, struct sim_waitq *q)
 {
+	/* Most wake-ups find nobody (every fault wakes its folio's lock
+	 * queue): no store then, so the queue's line stays clean. */
+	if (!q->head)
+		return;
 	for (struct sim_thread *th = q->head; th; th = th->wq_next) {
 		th->woken = 1;
 		th->wq = NULL;
