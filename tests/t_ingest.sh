@@ -128,6 +128,15 @@ check "no temporary files are left beside it" test -z "$(ls "$tmp" | grep '\.tmp
 check "second ingest comes from the cache" grep -q '(cached)' "$tmp/out"
 "$vmr" ingest -q --no-cache -o "$tmp/b.vmr" "$tmp/t" >/dev/null 2>&1
 check "decoding twice gives a bit-identical .vmr" cmp -s "$tmp/a.vmr" "$tmp/b.vmr"
+# Its tasks' streams (over 20,000 records each) went through the spill
+# file in 8192-record chunks (spill.h), which leaves nothing behind; an
+# output written over an old one is the same file.
+"$vmr" ingest -q --no-cache -o "$tmp/b.vmr" "$tmp/t" >/dev/null 2>&1
+check "ingest over an existing .vmr: the same bytes, nothing left beside it" \
+    sh -c "cmp -s '$tmp/a.vmr' '$tmp/b.vmr' && test -z \"\$(ls -A '$tmp' | grep -e spill -e '\\.tmp\$')\""
+run_err "no room for the spill file: exit 1, one line naming where" 1 \
+    "^vmreplay ingest: /nonexistent: cannot make the records' spill file: No such file" \
+    env TMPDIR=/nonexistent "$vmr" ingest -q --no-cache -o /dev/full "$tmp/t"
 size=$(stat -c %s "$tmp/a.vmr")
 printf '\x5a' | dd of="$tmp/a.vmr" bs=1 seek=$((size / 2)) conv=notrunc status=none
 run_err "a flipped byte in a .vmr is caught by its checksum" 1 "checksum mismatch" \

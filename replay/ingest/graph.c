@@ -316,6 +316,7 @@ int ingest_decode(const char *trace, const uint8_t hash[16], const char *out, in
 	s.trace = trace;
 	s.err = err;
 	s.errlen = errlen;
+	spill_init(&s.spill, out);
 	s.nr_tid_slots = 64;
 	s.tid_slots = calloc(s.nr_tid_slots, sizeof(*s.tid_slots));
 	s.kev = kevents_new();

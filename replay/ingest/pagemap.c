@@ -149,6 +149,18 @@ oom:
 	return NULL;
 }
 
+void pagemap_prefetch(const struct pagemap *pm, enum vmr_page_kind kind, uint64_t space,
+		      uint64_t ino, uint64_t index)
+{
+	uint64_t key = (index >> PAGEMAP_CHUNK_SHIFT) | (uint64_t)kind << 63;
+	uint32_t v = pm->slots[hash3(space, ino, key) & (pm->nr_slots - 1)];
+	if (!v)
+		return;
+	const struct pagemap_chunk *c = &pm->chunks[v - 1];
+	__builtin_prefetch(c);
+	__builtin_prefetch(&c->id[index & (PAGEMAP_CHUNK - 1)]);
+}
+
 uint32_t pagemap_new_id(struct pagemap *pm, struct pagemap_chunk *c, uint64_t index)
 {
 	uint32_t *slot = &c->id[index & (PAGEMAP_CHUNK - 1)];

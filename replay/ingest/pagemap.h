@@ -44,6 +44,12 @@ void pagemap_free(struct pagemap *pm);
 struct pagemap_chunk *pagemap_chunk(struct pagemap *pm, enum vmr_page_kind kind,
 				    uint64_t space, uint64_t ino, uint64_t index,
 				    int create, int *oom);
+/* Starts loading the chunk entry of page INDEX of (kind, space, ino)
+ * into the cache, for a lookup soon after (nothing when its first probe
+ * is empty).  A lookup's time is its cache misses: the slot, then the
+ * chunk's key and ids, 1.2 MB for the 262144 pages of a 1 GiB storm. */
+void pagemap_prefetch(const struct pagemap *pm, enum vmr_page_kind kind, uint64_t space,
+		      uint64_t ino, uint64_t index);
 /* Gives page INDEX of chunk C, which has no id yet, the next free one
  * (nr_pages: ids go in order of first touch) and returns it; PAGEMAP_NONE
  * when out of memory or of ids. */

@@ -13,6 +13,7 @@
 #include "ingest_sink.h"
 #include "pagemap.h"
 #include "progress.h"
+#include "spill.h"
 #include "spsc.h"
 
 struct ingest_report;
@@ -41,9 +42,11 @@ struct evclass {
 };
 
 struct task {
-	struct vmr_task t;
-	struct vmr_rec *recs;
-	uint64_t cap;
+	struct vmr_task t;             /* t.nr_recs: the whole stream's */
+	struct vmr_rec *recs;          /* its last nr_buf records (spill.h) */
+	uint32_t nr_buf, cap;
+	uint32_t *chunks;              /* the ones before: spilled chunks, in order */
+	size_t nr_chunks, cap_chunks;
 	uint64_t last_ns;
 	int live;                      /* no task_end seen yet */
 };
@@ -91,6 +94,7 @@ struct sink {
 	uint64_t cap_resident;
 	int track_resident;
 	struct pagemap pm;
+	struct spill spill;            /* the streams' full chunks */
 
 	/* Page ids and records are made on a second thread, fed in order
 	 * through Q, so decoding and page-id assignment overlap on two cores.

@@ -163,6 +163,16 @@ static inline void *spsc_next(struct spsc *q)
 	return q->buf + (q->tail & q->mask) * q->item;
 }
 
+/* Consumer: the item K after the one spsc_next returned, if the producer
+ * has published it already, else NULL: a look ahead, to start loading
+ * what that item will need. */
+static inline const void *spsc_peek(const struct spsc *q, uint64_t k)
+{
+	if (q->tail + k >= q->head_seen)
+		return NULL;
+	return q->buf + ((q->tail + k) & q->mask) * q->item;
+}
+
 static inline void spsc_done(struct spsc *q)
 {
 	if ((++q->tail & (SPSC_BATCH - 1)) == 0)

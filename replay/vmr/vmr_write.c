@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <xxhash.h>
 
 struct vmr_writer {
@@ -192,6 +193,15 @@ int vmr_writer_finish(struct vmr_writer *w, const struct vmr_header *counts,
 		vmr_writer_abort(w);
 		return -1;
 	}
+	/* A file renamed over another is written out inside rename() on
+	 * ext4 (auto_da_alloc: its delayed blocks are allocated and its
+	 * pages queued for writing, so that a crash does not leave the old
+	 * name empty): 40 ms for a 45 MB .vmr, 3% of its ingest.  A .vmr
+	 * needs no such care (atomic.h: it verifies itself), so the old one
+	 * goes first and the rename replaces nothing; the name holds the
+	 * old file, no file, then the new one, never part of one. */
+	if (w->out.path)
+		unlink(w->out.path);
 	int rc = atomic_commit_nosync(&w->out, err, errlen);
 	XXH3_freeState(w->block);
 	free(w->sums);

@@ -1,0 +1,95 @@
+/* spill.c — the unlinked temporary file of full record chunks (spill.h). */
+#include "spill.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+void spill_init(struct spill *sp, const char *out)
+{
+	sp->fd = -1;
+	sp->nr_chunks = 0;
+	struct stat st;
+	const char *slash = strrchr(out, '/');
+	if (strcmp(out, "-") == 0 || (stat(out, &st) == 0 && !S_ISREG(st.st_mode))) {
+		const char *t = getenv("TMPDIR");
+		snprintf(sp->dir, sizeof(sp->dir), "%s", t && *t ? t : "/tmp");
+	} else if (!slash) {
+		snprintf(sp->dir, sizeof(sp->dir), ".");
+	} else {
+		snprintf(sp->dir, sizeof(sp->dir), "%.*s", slash == out ? 1 : (int)(slash - out), out);
+	}
+}
+
+/* The file, nameless: O_TMPFILE where the file system has it, else a
+ * named one unlinked at once.  Either way nothing is left behind. */
+static int spill_open(struct spill *sp, char *err, size_t errlen)
+{
+	sp->fd = open(sp->dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (sp->fd >= 0)
+		return 0;
+	char path[4200];
+	snprintf(path, sizeof(path), "%s/.vmreplay-spill-XXXXXX", sp->dir);
+	sp->fd = mkostemp(path, O_CLOEXEC);
+	if (sp->fd < 0) {
+		snprintf(err, errlen, "%s: cannot make the records' spill file: %s", sp->dir,
+			 strerror(errno));
+		return -1;
+	}
+	unlink(path);
+	return 0;
+}
+
+int64_t spill_put(struct spill *sp, const struct vmr_rec *recs, char *err, size_t errlen)
+{
+	if (sp->fd < 0 && spill_open(sp, err, errlen) != 0)
+		return -1;
+	const char *p = (const char *)recs;
+	off_t at = (off_t)sp->nr_chunks * SPILL_BYTES;
+	for (size_t left = SPILL_BYTES; left;) {
+		ssize_t n = pwrite(sp->fd, p, left, at);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			snprintf(err, errlen, "%s: cannot write the records' spill file: %s", sp->dir,
+				 n < 0 ? strerror(errno) : "no space");
+			return -1;
+		}
+		p += n;
+		at += n;
+		left -= (size_t)n;
+	}
+	return sp->nr_chunks++;
+}
+
+int spill_get(struct spill *sp, uint32_t first, uint32_t nr, struct vmr_rec *buf,
+	      char *err, size_t errlen)
+{
+	char *p = (char *)buf;
+	off_t at = (off_t)first * SPILL_BYTES;
+	for (size_t left = (size_t)nr * SPILL_BYTES; left;) {
+		ssize_t n = pread(sp->fd, p, left, at);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			snprintf(err, errlen, "%s: cannot read the records' spill file back: %s", sp->dir,
+				 n < 0 ? strerror(errno) : "short file");
+			return -1;
+		}
+		p += n;
+		at += n;
+		left -= (size_t)n;
+	}
+	return 0;
+}
+
+void spill_close(struct spill *sp)
+{
+	if (sp->fd >= 0)
+		close(sp->fd);
+	sp->fd = -1;
+}
