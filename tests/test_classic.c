@@ -1082,14 +1082,18 @@ static void dm_delay_queue(void **state)
  * is flushed first: 33 writes issued.  Folios 35..65 at slots 300, 302,
  * ...: 31 one-page requests (32 with folio 34's), none of them 32 pages:
  * nothing issued.  Folio 66 (slot 400) would be the 33rd request:
- * BLK_MAX_REQUEST_COUNT is 32, so the 32 are flushed.  Folio 66 is then
- * released (PG_writeback gone) before blk_finish_plug, which issues
- * nothing for it. */
+ * BLK_MAX_REQUEST_COUNT is 32, so the 32 are flushed.  Folio 67 (slot
+ * 500) is a second request, 68..100 (slots 501..533) merge into it (34
+ * pages), and folio 101 (slot 600) is a third without a flush: the size
+ * blk_add_rq_to_plug checks is the first request's (rq_list_peek: the
+ * head), folio 66's one page.  Folio 66 is then released (PG_writeback
+ * gone) before blk_finish_plug, which issues 67..101 (35) and nothing
+ * for it. */
 static void plugged_swap_writes(void **state)
 {
 	(void)state;
 	struct box b;
-	box_open(&b, policy_find("classic"), 100, 100, 0, 1000, 60);
+	box_open(&b, policy_find("classic"), 200, 200, 0, 1000, 60);
 	struct engine *e = &b.e;
 	/* the slot positions a rotational swap device's replay keeps */
 	assert_null(e->si.swap_map);
@@ -1103,7 +1107,10 @@ static void plugged_swap_writes(void **state)
 	for (uint32_t pfn = 35; pfn <= 65; pfn++)
 		e->si.slot_of[pfn] = 300 + 2 * (pfn - 35);
 	e->si.slot_of[66] = 400;
-	for (uint32_t pfn = 1; pfn <= 67; pfn++)
+	for (uint32_t pfn = 67; pfn <= 100; pfn++)
+		e->si.slot_of[pfn] = 500 + (pfn - 67);
+	e->si.slot_of[101] = 600;
+	for (uint32_t pfn = 1; pfn <= 102; pfn++)
 		e->folio[pfn].flags |= PG_swapbacked | PG_swapcache;    /* swap writes */
 
 	struct blk_plug plug;
@@ -1120,13 +1127,16 @@ static void plugged_swap_writes(void **state)
 	assert_int_equal(e->sim.nr - queued, 33);
 	folio_start_writeback(e, 66, &plug);
 	assert_int_equal(e->sim.nr - queued, 33 + 32);
+	for (uint32_t pfn = 67; pfn <= 101; pfn++)
+		folio_start_writeback(e, pfn, &plug);
+	assert_int_equal(e->sim.nr - queued, 33 + 32);
 	e->folio[66].flags &= ~PG_writeback;
 	blk_finish_plug(e, &plug);
-	assert_int_equal(e->sim.nr - queued, 33 + 32);
+	assert_int_equal(e->sim.nr - queued, 33 + 32 + 35);
 	assert_null(plug.pfn);
 	/* Without a plug (the flusher's writes) the write is issued at once. */
-	folio_start_writeback(e, 67, NULL);
-	assert_int_equal(e->sim.nr - queued, 33 + 32 + 1);
+	folio_start_writeback(e, 102, NULL);
+	assert_int_equal(e->sim.nr - queued, 33 + 32 + 35 + 1);
 	box_free(&b);
 }
 

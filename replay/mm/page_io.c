@@ -53,7 +53,7 @@ void blk_flush_plug(struct engine *e, struct blk_plug *plug)
 	for (uint32_t i = 0; i < plug->nr; i++)
 		if (e->folio[plug->pfn[i]].flags & PG_writeback)   /* not released meanwhile */
 			submit_write_now(e, plug->pfn[i]);
-	plug->nr = plug->rq_count = plug->last_pages = 0;
+	plug->nr = plug->rq_count = plug->first_pages = plug->last_pages = 0;
 }
 
 void blk_finish_plug(struct engine *e, struct blk_plug *plug)
@@ -66,10 +66,12 @@ void blk_finish_plug(struct engine *e, struct blk_plug *plug)
 
 /* submit_bio of a plugged write, as blk_mq_submit_bio does it: the bio
  * merges into the plug's last request when its slot follows that
- * request's (blk_attempt_plug_merge) and the request has room; else it is
- * a new request, and blk_add_rq_to_plug first flushes a plug that holds
- * BLK_MAX_REQUEST_COUNT requests or whose last one reached
- * BLK_PLUG_FLUSH_SIZE.  Where the replay keeps no slot positions (a
+ * request's (blk_attempt_plug_merge tries mq_list.tail) and the request
+ * has room; else it is a new request, and blk_add_rq_to_plug first
+ * flushes a plug that holds BLK_MAX_REQUEST_COUNT requests or whose
+ * "last" request reached BLK_PLUG_FLUSH_SIZE — rq_list_peek, the list's
+ * head, which since requests are added at the tail (6.13) is the first
+ * one.  Where the replay keeps no slot positions (a
  * non-rotational device) the cluster allocator's slots of one reclaimer
  * are taken as consecutive. */
 static void blk_add_write(struct engine *e, struct blk_plug *plug, uint32_t pfn)
@@ -77,9 +79,13 @@ static void blk_add_write(struct engine *e, struct blk_plug *plug, uint32_t pfn)
 	uint32_t slot = e->si.swap_map ? e->si.slot_of[pfn] : plug->last_slot + 1;
 	if (plug->rq_count && slot == plug->last_slot + 1 && plug->last_pages < PLUG_RQ_MAX_PAGES) {
 		plug->last_pages++;
+		if (plug->rq_count == 1)
+			plug->first_pages++;
 	} else {
-		if (plug->rq_count >= BLK_MAX_REQUEST_COUNT || plug->last_pages >= BLK_PLUG_FLUSH_PAGES)
+		if (plug->rq_count >= BLK_MAX_REQUEST_COUNT || plug->first_pages >= BLK_PLUG_FLUSH_PAGES)
 			blk_flush_plug(e, plug);
+		if (!plug->rq_count)
+			plug->first_pages = 1;
 		plug->rq_count++;
 		plug->last_pages = 1;
 	}
