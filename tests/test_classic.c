@@ -1071,6 +1071,75 @@ static void dm_delay_queue(void **state)
 	backing_free(&b);
 }
 
+/* ---- the reclaimer's plug ---------------------------------------------------- */
+
+/* shrink_lruvec's blk_start_plug: reclaim's swap writes wait in the plug
+ * (folio_start_writeback sets PG_writeback at once) and go to the device
+ * when it is flushed (blk_add_rq_to_plug, blk_attempt_plug_merge).  Slots
+ * 100..132 (folios 1..33): one request of 33 pages, nothing issued.
+ * Folio 34 at slot 200 does not merge: a new request, and the last one
+ * holds 33 pages >= BLK_PLUG_FLUSH_SIZE (128 KiB = 32 pages), so the plug
+ * is flushed first: 33 writes issued.  Folios 35..65 at slots 300, 302,
+ * ...: 31 one-page requests (32 with folio 34's), none of them 32 pages:
+ * nothing issued.  Folio 66 (slot 400) would be the 33rd request:
+ * BLK_MAX_REQUEST_COUNT is 32, so the 32 are flushed.  Folio 67 (slot
+ * 500) is a second request, 68..100 (slots 501..533) merge into it (34
+ * pages), and folio 101 (slot 600) is a third without a flush: the size
+ * blk_add_rq_to_plug checks is the first request's (rq_list_peek: the
+ * head), folio 66's one page.  Folio 66 is then released (PG_writeback
+ * gone) before blk_finish_plug, which issues 67..101 (35) and nothing
+ * for it. */
+static void plugged_swap_writes(void **state)
+{
+	(void)state;
+	struct box b;
+	box_open(&b, policy_find("classic"), 200, 200, 0, 1000, 60);
+	struct engine *e = &b.e;
+	/* the slot positions a rotational swap device's replay keeps */
+	assert_null(e->si.swap_map);
+	e->si.swap_map = calloc(1, sizeof(*e->si.swap_map));
+	e->si.slot_of = calloc(e->nr_folios, sizeof(*e->si.slot_of));
+	assert_non_null(e->si.swap_map);
+	assert_non_null(e->si.slot_of);
+	for (uint32_t pfn = 1; pfn <= 33; pfn++)
+		e->si.slot_of[pfn] = 99 + pfn;
+	e->si.slot_of[34] = 200;
+	for (uint32_t pfn = 35; pfn <= 65; pfn++)
+		e->si.slot_of[pfn] = 300 + 2 * (pfn - 35);
+	e->si.slot_of[66] = 400;
+	for (uint32_t pfn = 67; pfn <= 100; pfn++)
+		e->si.slot_of[pfn] = 500 + (pfn - 67);
+	e->si.slot_of[101] = 600;
+	for (uint32_t pfn = 1; pfn <= 102; pfn++)
+		e->folio[pfn].flags |= PG_swapbacked | PG_swapcache;    /* swap writes */
+
+	struct blk_plug plug;
+	blk_start_plug(&plug);
+	uint32_t queued = b.e.sim.nr;
+	for (uint32_t pfn = 1; pfn <= 33; pfn++)
+		folio_start_writeback(e, pfn, &plug);
+	assert_int_equal(e->node.nr_writeback, 33);
+	assert_int_equal(e->sim.nr - queued, 0);
+	folio_start_writeback(e, 34, &plug);
+	assert_int_equal(e->sim.nr - queued, 33);
+	for (uint32_t pfn = 35; pfn <= 65; pfn++)
+		folio_start_writeback(e, pfn, &plug);
+	assert_int_equal(e->sim.nr - queued, 33);
+	folio_start_writeback(e, 66, &plug);
+	assert_int_equal(e->sim.nr - queued, 33 + 32);
+	for (uint32_t pfn = 67; pfn <= 101; pfn++)
+		folio_start_writeback(e, pfn, &plug);
+	assert_int_equal(e->sim.nr - queued, 33 + 32);
+	e->folio[66].flags &= ~PG_writeback;
+	blk_finish_plug(e, &plug);
+	assert_int_equal(e->sim.nr - queued, 33 + 32 + 35);
+	assert_null(plug.pfn);
+	/* Without a plug (the flusher's writes) the write is issued at once. */
+	folio_start_writeback(e, 102, NULL);
+	assert_int_equal(e->sim.nr - queued, 33 + 32 + 35 + 1);
+	box_free(&b);
+}
+
 /* ---- the list's storage (struct lru_ring) ------------------------------------ */
 
 /* A classic list is a ring with dead entries left behind by deletions,
@@ -1207,6 +1276,7 @@ int main(void)
 		cmocka_unit_test(capture_cgroup_version),
 		cmocka_unit_test(dm_delay_queue),
 		cmocka_unit_test(uaccess_leaves_pte_old),
+		cmocka_unit_test(plugged_swap_writes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

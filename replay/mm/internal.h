@@ -101,15 +101,21 @@ simtime_t submit_read(struct engine *e, struct backing *dev);
  * completes. */
 simtime_t submit_read_batched(struct engine *e, struct backing *dev);
 /* An asynchronous write of PFN to its device; folio_end_writeback runs
- * when it completes. */
-void submit_write(struct engine *e, uint32_t pfn);
+ * when it completes.  With PLUG (the writer's current->plug) the write
+ * waits there until the plug is flushed. */
+void submit_write(struct engine *e, uint32_t pfn, struct blk_plug *plug);
+/* blk_start_plug, blk_finish_plug; blk_flush_plug: what schedule()
+ * does (sched_submit_work) before a plugged task sleeps. */
+void blk_start_plug(struct blk_plug *plug);
+void blk_finish_plug(struct engine *e, struct blk_plug *plug);
+void blk_flush_plug(struct engine *e, struct blk_plug *plug);
 /* A write to a synchronous device (zram): returns when it completes. */
 simtime_t submit_write_sync(struct engine *e, struct backing *dev);
 
 /* ---- page-writeback.c ------------------------------------------------------ */
 void folio_mark_dirty(struct engine *e, uint32_t pfn);
 /* folio_start_writeback, and the write's submission. */
-void folio_start_writeback(struct engine *e, uint32_t pfn);
+void folio_start_writeback(struct engine *e, uint32_t pfn, struct blk_plug *plug);
 /* wakeup_flusher_threads: reclaim met dirty folios nobody queued. */
 void wakeup_flusher_threads(struct engine *e);
 /* wb_workfn: the flusher's run (periodic when KICKED is 0). */

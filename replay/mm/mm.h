@@ -195,6 +195,21 @@ struct swap_info_struct {
 	uint32_t cluster, next;      /* the allocating cluster and its next slot */
 };
 
+/* ---- the block layer's plug ------------------------------------------ */
+/* struct blk_plug, condensed to the swap writes reclaim queues in it
+ * (shrink_lruvec's blk_start_plug): the folios whose bios wait, the
+ * last request they merged into (blk_attempt_plug_merge merges a bio
+ * into the plug's last request only) and the size of the first, which
+ * blk_add_rq_to_plug checks. */
+struct blk_plug {
+	uint32_t *pfn;               /* the plugged writes, in order */
+	uint32_t nr, cap;
+	uint32_t rq_count;           /* requests in the plug */
+	uint32_t last_slot;          /* the last request's last slot */
+	uint32_t last_pages;         /* and its size in pages */
+	uint32_t first_pages;        /* the first request's size in pages */
+};
+
 /* ---- scan_control ---------------------------------------------------- */
 struct scan_control {
 	uint64_t nr_to_reclaim;
@@ -217,6 +232,7 @@ struct scan_control {
 		uint32_t task;           /* the reclaiming task; UINT32_MAX: kswapd */
 		int kswapd;              /* current_is_kswapd() */
 		int mm_walk;             /* MGLRU: current->reclaim_state->mm_walk */
+		struct blk_plug *plug;   /* current->plug: shrink_lruvec's */
 		struct reclaim_record rec;  /* records/records.h */
 	} sim;
 };

@@ -16,11 +16,11 @@
 /* dirty_writeback_interval (5 s). */
 #define DIRTY_WRITEBACK_NS (5 * NSEC_PER_SEC)
 
-void folio_start_writeback(struct engine *e, uint32_t pfn)
+void folio_start_writeback(struct engine *e, uint32_t pfn, struct blk_plug *plug)
 {
 	e->folio[pfn].flags |= PG_writeback;
 	e->node.nr_writeback++;
-	submit_write(e, pfn);
+	submit_write(e, pfn, plug);
 }
 
 /* The flusher (wb_workfn, condensed) writes every dirty file page; it
@@ -37,7 +37,7 @@ static void flusher_run(struct engine *e)
 		f->flags &= ~PG_dirty;
 		e->node.nr_dirty--;
 		e->file.writes++;
-		folio_start_writeback(e, pfn);
+		folio_start_writeback(e, pfn, NULL);
 	}
 	e->nr_dirty_list = 0;
 }

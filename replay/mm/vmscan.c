@@ -127,8 +127,10 @@ static enum folio_references folio_check_references(struct engine *e, uint32_t p
 
 /* pageout: write a dirty folio.  Returns 1 when the folio is now clean
  * and can be freed at once (a synchronous device: zram), 0 when the write
- * is in flight (PG_writeback; it comes back to the tail when done). */
-static int pageout(struct engine *e, uint32_t pfn, simtime_t *sync_time)
+ * is in flight (PG_writeback; it comes back to the tail when done).  The
+ * bio goes into the reclaimer's plug (shrink_lruvec's blk_start_plug),
+ * so the write starts only when the plug is flushed. */
+static int pageout(struct engine *e, uint32_t pfn, struct scan_control *sc, simtime_t *sync_time)
 {
 	struct folio *f = &e->folio[pfn];
 	int anon = !folio_is_file_lru(f);
@@ -145,7 +147,7 @@ static int pageout(struct engine *e, uint32_t pfn, simtime_t *sync_time)
 		f->flags &= ~PG_reclaim;
 		return 1;
 	}
-	folio_start_writeback(e, pfn);
+	folio_start_writeback(e, pfn, sc->sim.plug);
 	return 0;
 }
 
@@ -217,7 +219,11 @@ uint64_t shrink_folio_list(struct engine *e, uint32_t *list, uint32_t *nr, struc
 			/* Case 3: cgroup v1 memcg reclaim met a folio it marked
 			 * before: it has no dirty throttling and could OOM with
 			 * everything in writeback, so it waits for the write
-			 * and tries the folio again. */
+			 * and tries the folio again.  Sleeping flushes the
+			 * reclaimer's plug (sched_submit_work), which may hold
+			 * this very write. */
+			if (sc->sim.plug)
+				blk_flush_plug(e, sc->sim.plug);
 			while ((f->flags & PG_writeback) && !fatal_signal_pending(e, sc->sim.task))
 				sim_wait(&e->sim, folio_waitqueue(e, pfn), NSEC_PER_SEC);
 			sc->nr_scanned--;
@@ -266,7 +272,7 @@ uint64_t shrink_folio_list(struct engine *e, uint32_t *list, uint32_t *nr, struc
 			 * (since the ->writepage removal). */
 			if (file)
 				goto activate_locked;
-			if (!pageout(e, pfn, &sync_time)) {
+			if (!pageout(e, pfn, sc, &sync_time)) {
 				stat->nr_pageout++;
 				goto keep_locked;       /* in flight */
 			}
@@ -359,8 +365,10 @@ static uint64_t shrink_inactive_list(struct engine *e, uint64_t nr_to_scan, int 
 	while (too_many_isolated(e, file, sc)) {
 		if (stalled)
 			return 0;
-		/* wait a bit for the reclaimer. */
+		/* wait a bit for the reclaimer (sleeping flushes our plug). */
 		stalled = 1;
+		if (sc->sim.plug)
+			blk_flush_plug(e, sc->sim.plug);
 		reclaim_throttle(e, VMSCAN_THROTTLE_ISOLATED);
 		/* We are about to die and free our memory. Return now. */
 		if (fatal_signal_pending(e, sc->sim.task))
@@ -404,8 +412,11 @@ void handle_reclaim_writeback(struct engine *e, uint64_t nr_taken, struct scan_c
 {
 	if (stat->nr_unqueued_dirty == nr_taken) {
 		wakeup_flusher_threads(e);
-		if (!writeback_throttling_sane(e, sc))
+		if (!writeback_throttling_sane(e, sc)) {
+			if (sc->sim.plug)
+				blk_flush_plug(e, sc->sim.plug);
 			reclaim_throttle(e, VMSCAN_THROTTLE_WRITEBACK);
+		}
 	}
 
 	sc->nr.dirty += stat->nr_dirty;
@@ -588,6 +599,11 @@ void shrink_lruvec(struct engine *e, int memcg, struct scan_control *sc)
 	/* The RFC's goal: max(nr_to_reclaim, compact_gap(order)); order 0. */
 	uint64_t goal = sc->nr_to_reclaim > 2 ? sc->nr_to_reclaim : 2;
 
+	/* The swap writes of this pass wait in the plug until its end (or
+	 * until the reclaimer sleeps, or the plug fills). */
+	struct blk_plug plug;
+	blk_start_plug(&plug);
+	sc->sim.plug = &plug;
 	while (nr[LRU_INACTIVE_ANON] || nr[LRU_ACTIVE_FILE] || nr[LRU_INACTIVE_FILE]) {
 		uint64_t nr_anon, nr_file, percentage, nr_scanned;
 
@@ -647,6 +663,8 @@ void shrink_lruvec(struct engine *e, int memcg, struct scan_control *sc)
 		nr[lru] -= nr[lru] < nr_scanned ? nr[lru] : nr_scanned;
 
 	}
+	sc->sim.plug = NULL;
+	blk_finish_plug(e, &plug);
 	sc->nr_reclaimed += nr_reclaimed;
 
 	record_lru_scan(sc, targets[LRU_INACTIVE_ANON] + targets[LRU_ACTIVE_ANON],
