@@ -128,23 +128,26 @@ static inline __attribute__((always_inline)) void task_prefetch(const struct eng
 static inline void task_step_anon_hits(struct engine *e, struct task_state *t, struct task_cursor *c,
 				       simtime_t wait_at)
 {
+	/* What no such access changes, in locals: the clock (moved here
+	 * alone), the first queued event's time, the deadline */
+	simtime_t now = e->sim.now, horizon = sim_peek(&e->sim), deadline = e->deadline;
 	while (c->p < c->end && c->trace_next < wait_at) {
 		struct vmr_rec r = *c->p;
 		unsigned op = vmr_rec_op(r);
 		if (op > VMR_OP_STORE || (r.info & (VMR_F_RUN | VMR_F_FILE)) ||
 		    !(e->folio[r.page].flags & PG_resident))
 			return;
-		if (c->next > e->sim.now ? c->next >= sim_peek(&e->sim) : sim_peek(&e->sim) < c->next)
+		if (c->next > now ? c->next >= horizon : horizon < c->next)
 			return;
-		if (c->next > e->sim.now)
-			e->sim.now = c->next;
+		if (c->next > now)
+			e->sim.now = now = c->next;
 		task_prefetch(e, c);
 		e->in_lru_fault = 0;
 		access_anon_resident(e, t, r.page, op);
 		t->accesses++;
-		if (e->sim.now <= e->deadline)
+		if (now <= deadline)
 			e->work_done++;
-		task_next_rec(c, e->sim.now);
+		task_next_rec(c, now);
 	}
 }
 
