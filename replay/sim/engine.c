@@ -76,12 +76,11 @@ static int task_wait(struct engine *e, struct task_state *t)
 }
 
 /* A task's cursor (task_state's p, sub, next, trace_next), held in
- * locals while task_step runs: access_page's stores to the folios may
- * alias the task's fields as far as the compiler knows, which made it
- * load and store every one of them again around each access (a third of
- * a replay's instructions on a Zipf stream; callgrind).  Only task_step
- * and task_wait (trace_next) read the cursor; it goes back to the task
- * before either stops or waits. */
+ * locals while task_step runs, so that task_step_anon_hits' loop keeps it
+ * in registers: the folio stores of an access may alias the task's
+ * fields as far as the compiler knows.  Only task_step and task_wait
+ * (trace_next) read the cursor; it goes back to the task before either
+ * stops or waits. */
 struct task_cursor {
 	const struct vmr_rec *p, *end;
 	uint32_t sub;                /* pages of *p already done */
@@ -110,7 +109,8 @@ static inline void task_next_rec(struct task_cursor *c, simtime_t now)
 /* The folio of a record a few ahead: a replay's accesses land all over
  * the folio array, one cache miss each, and the records say in advance
  * where. */
-static inline __attribute__((always_inline)) void task_prefetch(const struct engine *e, const struct task_cursor *c)
+static inline __attribute__((always_inline)) void
+task_prefetch(const struct engine *e, const struct task_cursor *c)
 {
 	if (c->p + PREFETCH_RECS < c->end && c->p[PREFETCH_RECS].page < e->nr_folios)
 		prefetch_folio(&e->folio[c->p[PREFETCH_RECS].page]);
@@ -118,13 +118,14 @@ static inline __attribute__((always_inline)) void task_prefetch(const struct eng
 
 /* The records most of a replay is: one resident anonymous page loaded or
  * stored (access_anon_resident, what access_page does for one: it cannot
- * sleep, kill, fail, queue an event or read ahead, memory.c), so nothing
- * task_step checks between records changes, and a run of them is
+ * sleep, kill, fail, queue an event or read ahead; mm/internal.h), so
+ * nothing task_step checks between records changes, and a run of them is
  * replayed here without those checks (the same steps as task_step's: due
- * before any queued event, the access, the cursor on).  Called in the event loop with the task
- * between records (sub 0), alive, and the replay not failing; WAIT_AT
- * is the trace time from which task_wait may hold the task.  Stops at
- * any other record. */
+ * before any queued event, the access, the cursor on; on the Zipf bench
+ * stream a fifth of the instructions per access went).  Called in the
+ * event loop with the task between records (sub 0), alive, and the
+ * replay not failing; WAIT_AT is the trace time from which task_wait may
+ * hold the task.  Stops at any other record. */
 static inline void task_step_anon_hits(struct engine *e, struct task_state *t, struct task_cursor *c,
 				       simtime_t wait_at)
 {
