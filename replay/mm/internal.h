@@ -26,6 +26,10 @@ static inline int fatal_signal_pending(const struct engine *e, uint32_t task)
  * task was killed, -1 it must block (only outside a coroutine, before
  * anything changed). */
 int access_page(struct engine *e, struct task_state *t, uint32_t pfn, unsigned op, int file);
+/* do_swap_page_cached: an access by T to PFN, resident, anonymous and
+ * unmapped: a minor fault (access_anon_resident, at the end of this file,
+ * is the rest of an access to a resident anonymous folio). */
+void do_swap_page_cached(struct engine *e, struct task_state *t, uint32_t pfn, unsigned op);
 /* exit_mmap: the process's last task ended; its anonymous memory goes. */
 void exit_mmap(struct engine *e, uint32_t proc);
 /* FN for each anonymous page process PROC owns, ascending (it may free
@@ -197,5 +201,33 @@ uint64_t scan_shadow_nodes(struct engine *e, int memcg, uint64_t nr_to_scan);
 /* ---- shrinker.c ------------------------------------------------------------ */
 /* shrink_slab: the memcg's shrinkers at PRIORITY (the shadow shrinker). */
 uint64_t shrink_slab(struct engine *e, int memcg, int priority);
+
+/* ---- memory.c: the access most of a replay is ------------------------------- */
+/* A load or store of a resident anonymous folio: its PTE is set young
+ * (handle_pte_fault's pte_mkyoung), after the minor fault that maps it
+ * again from the swap cache when it is unmapped.  It touches the folio,
+ * the vmstat counters and the swap space (folio_free_swap) alone:
+ * nothing that sleeps, fails, kills or queues an event, so the engine
+ * replays a run of these without its checks between records (engine.c's
+ * task_step_anon_hits). */
+static inline void access_anon_resident(struct engine *e, struct task_state *t, uint32_t pfn, unsigned op,
+					int uaccess)
+{
+	struct folio *f = &e->folio[pfn];
+	if (!(f->flags & PG_mapped)) {
+		do_swap_page_cached(e, t, pfn, op);
+		f->flags |= PG_young;
+	} else if (!uaccess || !folio_pte_present(e, pfn, t->proc)) {
+		/* UACCESS: UML's user copy through no PTE leaves a present
+		 * one old (memory.c's uaccess_skips_pte) */
+		f->flags |= PG_young;
+	}
+	if (op == VMR_OP_STORE) {
+		if (!(f->flags & PG_dirty))
+			folio_mark_dirty(e, pfn);
+		if (f->flags & PG_swapcache)
+			folio_free_swap(e, pfn);     /* the copy is stale now */
+	}
+}
 
 #endif

@@ -34,7 +34,7 @@ int lru_ring_make_room(struct engine *e, struct lru_ring *r, int memcg, unsigned
 		uint32_t pfn = r->slot[pos];
 		if (k + LRU_RING_PREFETCH < r->nr) {
 			uint32_t ahead = r->slot[lru_ring_wrap(r, pos + LRU_RING_PREFETCH)];
-			__builtin_prefetch(&e->folio[ahead], 1);
+			prefetch_folio(&e->folio[ahead]);
 		}
 		if (!lru_ring_alive(e, memcg, lru, pfn, pos))
 			continue;

@@ -78,7 +78,7 @@ static inline uint32_t lru_ring_last(struct engine *e, struct lru_ring *r, int m
 		uint32_t pfn = r->slot[pos];
 		if (r->nr > LRU_RING_PREFETCH) {
 			uint32_t ahead = r->slot[lru_ring_wrap(r, pos + LRU_RING_PREFETCH)];
-			__builtin_prefetch(&e->folio[ahead], 1);
+			prefetch_folio(&e->folio[ahead]);
 		}
 		if (lru_ring_alive(e, memcg, lru, pfn, pos))
 			return pfn;

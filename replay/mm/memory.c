@@ -267,6 +267,22 @@ static int uaccess_skips_pte(const struct engine *e, uint32_t pfn, uint32_t proc
 	return e->uaccess && folio_pte_present(e, pfn, proc);
 }
 
+/* An access to a resident anonymous folio that is not mapped: a minor
+ * fault maps it (do_swap_page found it in the swap cache; then
+ * should_try_to_free_swap, as for a swap-in). */
+void do_swap_page_cached(struct engine *e, struct task_state *t, uint32_t pfn, unsigned op)
+{
+	struct folio *f = &e->folio[pfn];
+	count_vm_events(e, VM_pgfault, 1);
+	f->flags |= PG_mapped;
+	if (f->flags & PG_swapcache) {
+		swap_ra_hit(e, t->proc, pfn, !!(f->flags & PG_readahead));
+		if (op == VMR_OP_LOAD && vm_swap_full(e))
+			folio_free_swap(e, pfn);
+	}
+	f->flags &= ~PG_readahead;
+}
+
 int access_page(struct engine *e, struct task_state *t, uint32_t pfn, unsigned op, int file)
 {
 	struct folio *f = &e->folio[pfn];
@@ -324,25 +340,7 @@ int access_page(struct engine *e, struct task_state *t, uint32_t pfn, unsigned o
 				folio_mark_dirty(e, pfn);
 			break;
 		}
-		if (!(f->flags & PG_mapped)) {
-			count_vm_events(e, VM_pgfault, 1);   /* minor: map a cached page */
-			f->flags |= PG_mapped | PG_young;
-			/* do_swap_page found it in the swap cache; then
-			 * should_try_to_free_swap, as for a swap-in. */
-			if (f->flags & PG_swapcache) {
-				swap_ra_hit(e, t->proc, pfn, !!(f->flags & PG_readahead));
-				if (op == VMR_OP_LOAD && vm_swap_full(e))
-					folio_free_swap(e, pfn);
-			}
-			f->flags &= ~PG_readahead;
-		} else if (!uaccess_skips_pte(e, pfn, t->proc)) {
-			f->flags |= PG_young;
-		}
-		if (op == VMR_OP_STORE) {
-			folio_mark_dirty(e, pfn);
-			if (f->flags & PG_swapcache)
-				folio_free_swap(e, pfn);     /* the copy is stale now */
-		}
+		access_anon_resident(e, t, pfn, op, e->uaccess);
 		break;
 	case VMR_OP_READ:
 		folio_mark_accessed(e, pfn);

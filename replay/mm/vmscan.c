@@ -168,6 +168,9 @@ uint64_t shrink_folio_list(struct engine *e, uint32_t *list, uint32_t *nr, struc
 		int file = folio_is_file_lru(f);
 		enum folio_references references = FOLIOREF_RECLAIM;
 
+		if (lru_gen_enabled(e))
+			lru_gen_look_around_prefetch(e, list, i, *nr);
+
 		if (f->flags & PG_freed) {
 			/* Its owner released it while we held it: the last
 			 * reference is ours, so it is simply freed. */

@@ -75,14 +75,80 @@ static int task_wait(struct engine *e, struct task_state *t)
 	return 0;
 }
 
-/* The task's cursor moves to its next record, due DELTA after NOW. */
-static void task_next_rec(struct task_state *t, simtime_t now)
+/* A task's cursor (task_state's p, sub, next, trace_next), held in
+ * locals while task_step runs, so that task_step_anon_hits' loop keeps it
+ * in registers: the folio stores of an access may alias the task's
+ * fields as far as the compiler knows.  Only task_step and task_wait
+ * (trace_next) read the cursor; it goes back to the task before either
+ * stops or waits. */
+struct task_cursor {
+	const struct vmr_rec *p, *end;
+	uint32_t sub;                /* pages of *p already done */
+	simtime_t next, trace_next;
+};
+
+static inline void task_cursor_save(struct task_state *t, const struct task_cursor *c)
 {
-	t->sub = 0;
-	t->p++;
-	if (t->p < t->end) {
-		t->next = now + vmr_rec_delta(*t->p);
-		t->trace_next += vmr_rec_delta(*t->p);
+	t->p = c->p;
+	t->sub = c->sub;
+	t->next = c->next;
+	t->trace_next = c->trace_next;
+}
+
+/* The cursor moves to its next record, due DELTA after NOW. */
+static inline void task_next_rec(struct task_cursor *c, simtime_t now)
+{
+	c->sub = 0;
+	c->p++;
+	if (c->p < c->end) {
+		c->next = now + vmr_rec_delta(*c->p);
+		c->trace_next += vmr_rec_delta(*c->p);
+	}
+}
+
+/* The folio of a record a few ahead: a replay's accesses land all over
+ * the folio array, one cache miss each, and the records say in advance
+ * where. */
+static inline __attribute__((always_inline)) void
+task_prefetch(const struct engine *e, const struct task_cursor *c)
+{
+	if (c->p + PREFETCH_RECS < c->end && c->p[PREFETCH_RECS].page < e->nr_folios)
+		prefetch_folio(&e->folio[c->p[PREFETCH_RECS].page]);
+}
+
+/* The records most of a replay is: one resident anonymous page loaded or
+ * stored (access_anon_resident, what access_page does for one: it cannot
+ * sleep, kill, fail, queue an event or read ahead; mm/internal.h), so
+ * nothing task_step checks between records changes, and a run of them is
+ * replayed here without those checks (the same steps as task_step's: due
+ * before any queued event, the access, the cursor on; on the Zipf bench
+ * stream a fifth of the instructions per access went).  Called in the
+ * event loop with the task between records (sub 0), alive, and the
+ * replay not failing; WAIT_AT is the trace time from which task_wait may
+ * hold the task.  Stops at any other record. */
+static inline void task_step_anon_hits(struct engine *e, struct task_state *t, struct task_cursor *c,
+				       simtime_t wait_at)
+{
+	/* What no such access changes, in locals: the clock (moved here
+	 * alone), the first queued event's time, the deadline */
+	simtime_t now = e->sim.now, horizon = sim_peek(&e->sim), deadline = e->deadline;
+	while (c->p < c->end && c->trace_next < wait_at) {
+		struct vmr_rec r = *c->p;
+		unsigned op = vmr_rec_op(r);
+		if (op > VMR_OP_STORE || (r.info & (VMR_F_RUN | VMR_F_FILE | VMR_F_UACCESS)) ||
+		    !(e->folio[r.page].flags & PG_resident))
+			return;
+		if (c->next > now ? c->next >= horizon : horizon < c->next)
+			return;
+		if (c->next > now)
+			e->sim.now = now = c->next;
+		task_prefetch(e, c);
+		e->in_lru_fault = 0;
+		access_anon_resident(e, t, r.page, op, 0);
+		t->accesses++;
+		if (now <= deadline)
+			e->work_done++;
+		task_next_rec(c, now);
 	}
 }
 
@@ -90,51 +156,63 @@ static void task_next_rec(struct task_state *t, simtime_t now)
  * before anything that must sleep and continues in its coroutine. */
 static void task_step(struct engine *e, struct task_state *t)
 {
-	while (t->p < t->end) {
+	struct task_cursor c = { t->p, t->end, t->sub, t->next, t->trace_next };
+	uint32_t id = (uint32_t)(t - e->tasks);
+	while (c.p < c.end) {
+		if (c.sub == 0 && !t->killed && !e->sim.current &&
+		    !(e->failed || e->sim.failed || e->records.failed)) {
+			simtime_t wait_at = t->next_wait < t->nr_waits ?
+				e->v->tasks[t->waits[t->next_wait]].end_ns - e->trace_t0 : UINT64_MAX;
+			task_step_anon_hits(e, t, &c, wait_at);
+			if (c.p == c.end)
+				break;
+		}
 		if (t->killed) {
+			task_cursor_save(t, &c);
 			task_finish(e, t);
 			return;
 		}
-		/* (most records have nothing left to wait for: no call) */
-		if (t->sub == 0 && t->next_wait < t->nr_waits && task_wait(e, t))
-			return;     /* the other's end schedules it; t->next stands */
-		if (t->next > e->sim.now || (!e->sim.current && sim_peek(&e->sim) < t->next)) {
+		if (c.sub == 0 && t->next_wait < t->nr_waits) {
+			task_cursor_save(t, &c);
+			if (task_wait(e, t))
+				return;     /* the other's end schedules it; t->next stands */
+		}
+		if (c.next > e->sim.now || (!e->sim.current && sim_peek(&e->sim) < c.next)) {
 			/* Due before anything else: go on here rather than through
 			 * the queue (the event loop would pop it next and call this,
 			 * unless it is stopping). */
 			if (e->failed || e->sim.failed || e->records.failed ||
-			    !sim_advance(&e->sim, t->next)) {
-				sim_at(&e->sim, t->next, EV_TASK, (uint32_t)(t - e->tasks), 0);
+			    !sim_advance(&e->sim, c.next)) {
+				task_cursor_save(t, &c);
+				sim_at(&e->sim, c.next, EV_TASK, id, 0);
 				return;
 			}
 		}
-		/* The folio of a record a few ahead: a replay's accesses land
-		 * all over the folio array, one cache miss each, and the
-		 * records say in advance where. */
-		if (t->p + PREFETCH_RECS < t->end && t->p[PREFETCH_RECS].page < e->nr_folios)
-			__builtin_prefetch(&e->folio[t->p[PREFETCH_RECS].page], 1);
-		struct vmr_rec r = *t->p;
+		task_prefetch(e, &c);
+		struct vmr_rec r = *c.p;
 		unsigned op = vmr_rec_op(r);
 		if (op != VMR_OP_DELAY) {
 			uint32_t count = vmr_rec_count(r);
-			while (t->sub < count) {
+			while (c.sub < count) {
 				/* lru_gen_enter_fault for a read-ahead done by a fault */
 				e->in_lru_fault = op == VMR_OP_READAHEAD && vmr_rec_in_fault(r);
 				e->uaccess = vmr_rec_uaccess(r);
-				int res = access_page(e, t, r.page + t->sub, op, vmr_rec_is_file(r));
+				int res = access_page(e, t, r.page + c.sub, op, vmr_rec_is_file(r));
 				if (res < 0) {
+					task_cursor_save(t, &c);
 					t->blocked = 1;
 					return;          /* continue in the coroutine */
 				}
 				if (res == 0) {
+					task_cursor_save(t, &c);
 					task_finish(e, t);
 					return;
 				}
-				t->sub++;
+				c.sub++;
 				/* the last page of a run of read-ahead records:
 				 * the window is in, its read goes out */
-				if (op == VMR_OP_READAHEAD && t->sub == count &&
-				    (t->p + 1 == t->end || vmr_rec_op(t->p[1]) != VMR_OP_READAHEAD))
+				if (op == VMR_OP_READAHEAD && c.sub == count &&
+				    (c.p + 1 == c.end || vmr_rec_op(c.p[1]) != VMR_OP_READAHEAD))
 					read_pages(e, t);
 				simtime_t done = t->io_until > e->sim.now ? t->io_until : e->sim.now;
 				if (vmr_op_is_access(op)) {
@@ -144,22 +222,24 @@ static void task_step(struct engine *e, struct task_state *t)
 				}
 				if (t->io_until > e->sim.now) {
 					/* Waiting for a read: resume when it completes. */
-					if (t->sub == count) {
-						task_next_rec(t, done);
+					if (c.sub == count) {
+						task_next_rec(&c, done);
 					} else {
-						t->next = done;
+						c.next = done;
 					}
 					t->io_until = 0;
-					sim_at(&e->sim, t->next, EV_TASK, (uint32_t)(t - e->tasks), 0);
+					task_cursor_save(t, &c);
+					sim_at(&e->sim, c.next, EV_TASK, id, 0);
 					return;
 				}
 			}
 		}
-		task_next_rec(t, e->sim.now);
+		task_next_rec(&c, e->sim.now);
 	}
 	/* Its end in the trace may come after others' (a shell's exit after
 	 * its last child's). */
-	t->trace_next = e->v->tasks[t - e->tasks].end_ns - e->trace_t0;
+	c.trace_next = e->v->tasks[id].end_ns - e->trace_t0;
+	task_cursor_save(t, &c);
 	if (!t->killed && task_wait(e, t))
 		return;
 	task_finish(e, t);

@@ -77,6 +77,15 @@ void lru_gen_look_around(struct engine *e, uint32_t pfn, struct scan_control *sc
 			end = addr + MIN_LRU_BATCH / 2;
 		}
 	}
+	/* The folios of the ranks the range can hold, prefetched before the
+	 * scan: its test of each neighbour's flags is a branch that goes
+	 * either way, so a scan of the folio array's cold lines took one
+	 * cache miss after another (a third of mglru's time on a Zipf
+	 * stream).  The ranks' page ids are read in order. */
+	uint32_t lo = addr - start < rank ? rank - (uint32_t)(addr - start) : 0;
+	uint64_t hi = rank + (end - addr) < e->nr_folios ? rank + (end - addr) : e->nr_folios;
+	for (uint32_t r = lo; r < hi; r++)
+		prefetch_folio(&e->folio[m->addr_order[r]]);
 	int gen = lru_gen_from_seq(mglru_lruvec(e, f->memcg)->max_seq);
 	int walk = sc->sim.mm_walk;
 	for (int dir = -1; dir <= 1; dir += 2) {

@@ -199,6 +199,39 @@ void lru_gen_age_node(struct engine *e, struct scan_control *sc);
 /* lru_gen_look_around: PFN's PTE in address space MM was young
  * (folio_referenced). */
 void lru_gen_look_around(struct engine *e, uint32_t pfn, struct scan_control *sc, uint32_t mm);
+/* The look-around of a folio shrink_folio_list will find young reads
+ * its rank, then the keys and page ids around the rank: three cache
+ * misses, one after the other, before its scan can start (the folio's
+ * own line is in cache from isolation).  shrink_folio_list calls this at
+ * its I-th folio of NR in LIST: the rank of the fourth folio ahead is
+ * prefetched, and what the second ahead's rank points to, so that both
+ * arrive while the folios before them are decided.  Not a kernel
+ * mechanism: the kernel's look-around reads one page table. */
+#define LOOK_AROUND_PREFETCH 4
+static inline __attribute__((always_inline)) void
+lru_gen_look_around_prefetch(struct engine *e, const uint32_t *list, uint32_t i, uint32_t nr)
+{
+	const struct mglru *m = mglru_of(e);
+	if (i + LOOK_AROUND_PREFETCH < nr) {
+		uint32_t pfn = list[i + LOOK_AROUND_PREFETCH];
+		if ((e->folio[pfn].flags & (PG_mapped | PG_young)) == (PG_mapped | PG_young))
+			__builtin_prefetch(&m->addr_rank[pfn]);
+	}
+	if (i + LOOK_AROUND_PREFETCH / 2 < nr) {
+		uint32_t pfn = list[i + LOOK_AROUND_PREFETCH / 2];
+		if ((e->folio[pfn].flags & (PG_mapped | PG_young)) != (PG_mapped | PG_young))
+			return;
+		uint32_t rank = m->addr_rank[pfn];
+		uint32_t lo = rank > MIN_LRU_BATCH / 2 ? rank - MIN_LRU_BATCH / 2 : 0;
+		uint32_t hi = rank + MIN_LRU_BATCH / 2 < e->nr_folios ? rank + MIN_LRU_BATCH / 2 : e->nr_folios - 1;
+		__builtin_prefetch(&m->addr_key[lo]);
+		__builtin_prefetch(&m->addr_key[rank]);
+		__builtin_prefetch(&m->addr_key[hi]);
+		__builtin_prefetch(&m->addr_order[lo]);
+		__builtin_prefetch(&m->addr_order[hi]);
+	}
+}
+
 /* lru_gen_set_refs: a young PTE seen by eviction: 1 if it promotes. */
 int lru_gen_set_refs(struct folio *f);
 
