@@ -32,8 +32,8 @@ struct kcounter kernel_counter(const struct vmr *v, const struct analysis *a, co
 	if (a->have_isolated && !a->simulated && (!strcmp(name, "pgscan_anon") || !strcmp(name, "pgscan_file"))) {
 		char kind[16];
 		if (vmr_meta_get(v, "lru_kind", kind, sizeof(kind)) && strcmp(kind, "mglru") == 0)
-			return (struct kcounter){ 1, (double)(name[7] == 'a' ? a->anon_isolated : a->file_isolated),
-			                          "events" };
+			return (struct kcounter){ 1, (double)(strcmp(name, "pgscan_anon") == 0 ? a->anon_isolated
+			                                                                   : a->file_isolated), "events" };
 	}
 	/* pgscan/pgsteal by type: the workload's own lru_shrink_inactive events */
 	if (a->trace.have && !a->simulated) {

@@ -44,24 +44,34 @@ static int spill_open(struct spill *sp, char *err, size_t errlen)
 	return 0;
 }
 
-int64_t spill_put(struct spill *sp, const struct vmr_rec *recs, char *err, size_t errlen)
+/* All LEN bytes at AT, through pread or pwrite (WRITE): 0, or -1 with
+ * errno, 0 for a short file or no space. */
+static int spill_io(int fd, char *p, size_t len, off_t at, int write)
 {
-	if (sp->fd < 0 && spill_open(sp, err, errlen) != 0)
-		return -1;
-	const char *p = (const char *)recs;
-	off_t at = (off_t)sp->nr_chunks * SPILL_BYTES;
-	for (size_t left = SPILL_BYTES; left;) {
-		ssize_t n = pwrite(sp->fd, p, left, at);
+	while (len) {
+		ssize_t n = write ? pwrite(fd, p, len, at) : pread(fd, p, len, at);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
-			snprintf(err, errlen, "%s: cannot write the records' spill file: %s", sp->dir,
-				 n < 0 ? strerror(errno) : "no space");
+			if (n == 0)
+				errno = 0;
 			return -1;
 		}
 		p += n;
 		at += n;
-		left -= (size_t)n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int64_t spill_put(struct spill *sp, const struct vmr_rec *recs, char *err, size_t errlen)
+{
+	if (sp->fd < 0 && spill_open(sp, err, errlen) != 0)
+		return -1;
+	if (spill_io(sp->fd, (char *)recs, SPILL_BYTES, (off_t)sp->nr_chunks * SPILL_BYTES, 1) != 0) {
+		snprintf(err, errlen, "%s: cannot write the records' spill file: %s", sp->dir,
+			 errno ? strerror(errno) : "no space");
+		return -1;
 	}
 	return sp->nr_chunks++;
 }
@@ -69,20 +79,10 @@ int64_t spill_put(struct spill *sp, const struct vmr_rec *recs, char *err, size_
 int spill_get(struct spill *sp, uint32_t first, uint32_t nr, struct vmr_rec *buf,
 	      char *err, size_t errlen)
 {
-	char *p = (char *)buf;
-	off_t at = (off_t)first * SPILL_BYTES;
-	for (size_t left = (size_t)nr * SPILL_BYTES; left;) {
-		ssize_t n = pread(sp->fd, p, left, at);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			snprintf(err, errlen, "%s: cannot read the records' spill file back: %s", sp->dir,
-				 n < 0 ? strerror(errno) : "short file");
-			return -1;
-		}
-		p += n;
-		at += n;
-		left -= (size_t)n;
+	if (spill_io(sp->fd, (char *)buf, (size_t)nr * SPILL_BYTES, (off_t)first * SPILL_BYTES, 0) != 0) {
+		snprintf(err, errlen, "%s: cannot read the records' spill file back: %s", sp->dir,
+			 errno ? strerror(errno) : "short file");
+		return -1;
 	}
 	return 0;
 }

@@ -203,6 +203,19 @@ uint64_t scan_shadow_nodes(struct engine *e, int memcg, uint64_t nr_to_scan);
 uint64_t shrink_slab(struct engine *e, int memcg, int priority);
 
 /* ---- memory.c: the access most of a replay is ------------------------------- */
+/* A user copy by the kernel (UACCESS: VMR_F_UACCESS, a kernel-mode fault
+ * in the trace, from UML) to a resident page PROC has a PTE for: UML's
+ * uaccess faults only where the PTE is missing or write-protected
+ * (maybe_map), then copies through the kernel's own mapping of the page
+ * (do_op_one_page), so the PTE's accessed bit is not set — the kernel
+ * faulted because its copy of the page was not in memory, this one is.
+ * A write-protected PTE would fault and be made young (do_wp_page); the
+ * replay's anonymous PTEs are always writable (DEVIATIONS.md). */
+static inline int uaccess_skips_pte(const struct engine *e, int uaccess, uint32_t pfn, uint32_t proc)
+{
+	return uaccess && folio_pte_present(e, pfn, proc);
+}
+
 /* A load or store of a resident anonymous folio: its PTE is set young
  * (handle_pte_fault's pte_mkyoung), after the minor fault that maps it
  * again from the swap cache when it is unmapped.  It touches the folio,
@@ -217,9 +230,7 @@ static inline void access_anon_resident(struct engine *e, struct task_state *t, 
 	if (!(f->flags & PG_mapped)) {
 		do_swap_page_cached(e, t, pfn, op);
 		f->flags |= PG_young;
-	} else if (!uaccess || !folio_pte_present(e, pfn, t->proc)) {
-		/* UACCESS: UML's user copy through no PTE leaves a present
-		 * one old (memory.c's uaccess_skips_pte) */
+	} else if (!uaccess_skips_pte(e, uaccess, pfn, t->proc)) {
 		f->flags |= PG_young;
 	}
 	if (op == VMR_OP_STORE) {

@@ -254,19 +254,6 @@ void read_pages(struct engine *e, struct task_state *t)
 	t->ra_nr = 0;
 }
 
-/* A user copy by the kernel (VMR_F_UACCESS: a kernel-mode fault in the
- * trace, from UML) to a resident page PROC has a PTE for: UML's uaccess
- * faults only where the PTE is missing or write-protected (maybe_map),
- * then copies through the kernel's own mapping of the page
- * (do_op_one_page), so the PTE's accessed bit is not set — the kernel
- * faulted because its copy of the page was not in memory, this one is.
- * A write-protected PTE would fault and be made young (do_wp_page);
- * the replay's anonymous PTEs are always writable (DEVIATIONS.md). */
-static int uaccess_skips_pte(const struct engine *e, uint32_t pfn, uint32_t proc)
-{
-	return e->uaccess && folio_pte_present(e, pfn, proc);
-}
-
 /* An access to a resident anonymous folio that is not mapped: a minor
  * fault maps it (do_swap_page found it in the swap cache; then
  * should_try_to_free_swap, as for a swap-in). */
@@ -330,7 +317,7 @@ int access_page(struct engine *e, struct task_state *t, uint32_t pfn, unsigned o
 			 * cached page, do_fault_around first); one with a PTE
 			 * sets its accessed bit, unless the kernel copies
 			 * around it (uaccess_skips_pte). */
-			if (!uaccess_skips_pte(e, pfn, t->proc) && !folio_pte_mkyoung(e, pfn, t->proc) &&
+			if (!uaccess_skips_pte(e, e->uaccess, pfn, t->proc) && !folio_pte_mkyoung(e, pfn, t->proc) &&
 			    folio_add_file_rmap_pte(e, pfn, t->proc)) {
 				count_vm_events(e, VM_pgfault, 1);
 				if (op == VMR_OP_LOAD)
