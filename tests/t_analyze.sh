@@ -10,11 +10,7 @@
 #    from the trace, the replay's from `vmreplay run`;
 #  - bad input: one line naming file, line and field, exit 1; usage exit 2.
 . "$(dirname "$0")/tap.sh"
-build=${1:-build}
-vmr=$PWD/$build/vmreplay
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-export VMREPLAY_CACHE=$tmp/cache
+tap_scratch "${1:-build}"
 
 # tsv_get FILE TABLE ROW METRIC: one value of analyze -f tsv
 tsv_get() { awk -F'\t' -v t="$2" -v r="$3" -v m="$4" '$1==t && $2==r && $3==m {print $4}' "$1"; }

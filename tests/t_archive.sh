@@ -5,11 +5,7 @@
 # an archive that would write outside its directory, holds links or
 # devices, or is not an archive at all is refused with one line.
 . "$(dirname "$0")/tap.sh"
-build=${1:-build}
-vmr=$PWD/$build/vmreplay
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-export VMREPLAY_CACHE=$tmp/cache
+tap_scratch "${1:-build}"
 trace=traces/anon-storm-small/ctf
 
 hash_of() { "$vmr" ingest -q -f json "$1" | sed -n 's/.*"trace_hash": "\([0-9a-f]*\)".*/\1/p'; }

@@ -8,11 +8,7 @@
 # figures draw the kernel's own counters at the swappiness each capture
 # ran at, the very numbers `vmreplay compare` reports for the kernel.
 . "$(dirname "$0")/tap.sh"
-build=${1:-build}
-vmr=$PWD/$build/vmreplay
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-export VMREPLAY_CACHE=$tmp/cache
+tap_scratch "${1:-build}"
 
 mkdir -p "$tmp/caps"
 ln -s "$PWD/traces/reader-sw1" "$tmp/caps/reader-sw1"

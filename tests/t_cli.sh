@@ -4,11 +4,7 @@
 # output that cannot be written (/dev/full, a closed stdout) is one line
 # and exit 1, --help included.
 . "$(dirname "$0")/tap.sh"
-build=${1:-build}
-vmr=$PWD/$build/vmreplay
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-export VMREPLAY_CACHE=$tmp/cache
+tap_scratch "${1:-build}"
 
 subcmds="capture ingest run sweep stats plot analyze compare validate"
 

@@ -3,11 +3,7 @@
 # when traces/FIDELITY.md was made (tests/data/fidelity-pass.tsv) still
 # passes, and FIDELITY.md's summary line is what validate says now.
 . "$(dirname "$0")/tap.sh"
-build=${1:-build}
-vmr=$PWD/$build/vmreplay
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-export VMREPLAY_CACHE=$tmp/cache
+tap_scratch "${1:-build}"
 pass=tests/data/fidelity-pass.tsv
 
 # the sets tests/fidelity.sh scores: each of traces/sessions/

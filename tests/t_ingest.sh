@@ -3,11 +3,7 @@
 # counts, bad input of every kind gets one line naming file, event and
 # field and exit 1 (never a hang), usage errors exit 2.
 . "$(dirname "$0")/tap.sh"
-build=${1:-build}
-vmr=$PWD/$build/vmreplay
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-export VMREPLAY_CACHE=$tmp/cache
+tap_scratch "${1:-build}"
 
 
 json_field() {  # FILE KEY: a number from the one-line JSON report

@@ -8,11 +8,7 @@
 # from the kernel's events, as for the session's two other captures.
 # Usage: tests/t_ingest_foreign.sh BUILD   (from the repository root)
 . "$(dirname "$0")/tap.sh"
-build=${1:-build}
-vmr=$PWD/$build/vmreplay
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-export VMREPLAY_CACHE=$tmp/cache
+tap_scratch "${1:-build}"
 trace=traces/sessions/6.18-classic/mix-sw100-2
 
 meta() { strings "$tmp/m.vmr" | sed -n "s/^$1\t//p"; }

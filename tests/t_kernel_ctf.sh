@@ -20,11 +20,7 @@
 #    libbabeltrace2 abort, or no UST trace: one line, exit 1, nothing
 #    changed; a conversion killed half-way is undone by the next.
 . "$(dirname "$0")/tap.sh"
-build=${1:-build}
-vmr=$PWD/$build/vmreplay
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-export VMREPLAY_CACHE=$tmp/cache
+tap_scratch "${1:-build}"
 
 same_replay() {  # PREFIX: the replays of PREFIX.old and PREFIX.new agree
     local x

@@ -11,11 +11,7 @@
 # recording of reclaim, written as a kernel-domain CTF trace and analyzed
 # and compared with the limit after --, is in t_tracecmd.sh.
 . "$(dirname "$0")/tap.sh"
-build=${1:-build}
-vmr=$PWD/$build/vmreplay
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-export VMREPLAY_CACHE=$tmp/cache
+tap_scratch "${1:-build}"
 
 # The recipe's kernel events and contexts, and the capture's.
 sed -n 's/^lttng enable-event --kernel --channel=kvmr //p' README.md | tr ',' '\n' | sort >"$tmp/readme.ev"

@@ -3,18 +3,10 @@
 # compositions, counters on the bundled traces, and the isolation throttle
 # against the many-thread anon storm.
 . "$(dirname "$0")/tap.sh"
-build=${1:-build}
-vmr=$PWD/$build/vmreplay
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-export VMREPLAY_CACHE=$tmp/cache
+tap_scratch "${1:-build}"
 bl=traces/build-like-small/ctf
 as=traces/anon-storm-small/ctf
 as64=traces/anon-storm-64t/ctf
-
-col() {  # FILE NAME: the value of column NAME in a one-row TSV
-    awk -F'\t' -v n="$2" 'NR == 1 {for (i = 1; i <= NF; i++) if ($i == n) c = i} NR == 2 {print $c}' "$1"
-}
 
 # Same trace, policy, parameters and seed: bit-identical outputs, for the
 # base and each variant (the memcg LRU's random bins come from the seed).
@@ -35,11 +27,11 @@ for i in 1 2; do
 done
 check "global reclaim: same seed, bit-identical results" cmp -s "$tmp/g1.tsv" "$tmp/g2.tsv"
 check "global reclaim: same seed, bit-identical records" cmp -s "$tmp/ge1.tsv" "$tmp/ge2.tsv"
-check "global reclaim: kswapd reclaims (pgsteal_kswapd > 0)" test "$(col "$tmp/g1.tsv" pgsteal_kswapd)" -gt 0
+check "global reclaim: kswapd reclaims (pgsteal_kswapd > 0)" test "$(tsv_col "$tmp/g1.tsv" pgsteal_kswapd)" -gt 0
 "$vmr" run -q -p mglru -s 60 --memory-limit 24M --swap ssd --seed 8 -f tsv -o "$tmp/s8.tsv" "$as"
 "$vmr" run -q -p mglru -s 60 --memory-limit 24M --swap ssd --seed 9 -f tsv -o "$tmp/s9.tsv" "$as"
 check "another seed jitters the I/O: makespans differ" \
-    test "$(col "$tmp/s8.tsv" makespan_ns)" != "$(col "$tmp/s9.tsv" makespan_ns)"
+    test "$(tsv_col "$tmp/s8.tsv" makespan_ns)" != "$(tsv_col "$tmp/s9.tsv" makespan_ns)"
 
 # Compositions: any order, one canonical name, the same replay.
 "$vmr" run -q -p mglru+iso-throttle+swappiness -s 60 --memory-limit 24M --swap ssd --seed 7 \
@@ -47,10 +39,10 @@ check "another seed jitters the I/O: makespans differ" \
 "$vmr" run -q -p mglru+swappiness+iso-throttle -s 60 --memory-limit 24M --swap ssd --seed 7 \
     -f tsv -o "$tmp/c2.tsv" "$as"
 check "a composition in another order is the same run" cmp -s "$tmp/c1.tsv" "$tmp/c2.tsv"
-check "its name is canonical" test "$(col "$tmp/c1.tsv" policy)" = mglru+swappiness+iso-throttle
+check "its name is canonical" test "$(tsv_col "$tmp/c1.tsv" policy)" = mglru+swappiness+iso-throttle
 "$vmr" run -q -p mglru+scan-balance+sw-boost+iso-throttle --memory-limit 24M -f tsv -o "$tmp/c3.tsv" "$bl"
 check "sub-rules compose: mglru+sw-boost+iso-throttle+scan-balance" \
-    test "$(col "$tmp/c3.tsv" policy)" = mglru+sw-boost+iso-throttle+scan-balance
+    test "$(tsv_col "$tmp/c3.tsv" policy)" = mglru+sw-boost+iso-throttle+scan-balance
 
 "$vmr" run --list-policies >"$tmp/list"
 "$vmr" run --help >"$tmp/help"
@@ -71,36 +63,36 @@ run_usage "a switch named twice is refused" "unknown policy 'mglru+swappiness+sw
 # The counters of a pressured memcg run (build-like: anon and file).
 "$vmr" run -q -p mglru -s 100 --memory-limit 24M --swap zram -f tsv -o "$tmp/b.tsv" "$bl"
 check "pgscan counts isolated pages: pgscan_anon >= pgsteal_anon > 0" \
-    test "$(col "$tmp/b.tsv" pgscan_anon)" -ge "$(col "$tmp/b.tsv" pgsteal_anon)" -a "$(col "$tmp/b.tsv" pgsteal_anon)" -gt 0
+    test "$(tsv_col "$tmp/b.tsv" pgscan_anon)" -ge "$(tsv_col "$tmp/b.tsv" pgsteal_anon)" -a "$(tsv_col "$tmp/b.tsv" pgsteal_anon)" -gt 0
 check "pgscan_file >= pgsteal_file > 0" \
-    test "$(col "$tmp/b.tsv" pgscan_file)" -ge "$(col "$tmp/b.tsv" pgsteal_file)" -a "$(col "$tmp/b.tsv" pgsteal_file)" -gt 0
+    test "$(tsv_col "$tmp/b.tsv" pgscan_file)" -ge "$(tsv_col "$tmp/b.tsv" pgsteal_file)" -a "$(tsv_col "$tmp/b.tsv" pgsteal_file)" -gt 0
 check "memcg reclaim counts as direct: pgscan_direct = pgscan_anon + pgscan_file, no pgscan_kswapd" \
-    test "$(col "$tmp/b.tsv" pgscan_kswapd)" = 0 -a "$(col "$tmp/b.tsv" pgscan_direct)" = \
-    "$(( $(col "$tmp/b.tsv" pgscan_anon) + $(col "$tmp/b.tsv" pgscan_file) ))"
+    test "$(tsv_col "$tmp/b.tsv" pgscan_kswapd)" = 0 -a "$(tsv_col "$tmp/b.tsv" pgscan_direct)" = \
+    "$(( $(tsv_col "$tmp/b.tsv" pgscan_anon) + $(tsv_col "$tmp/b.tsv" pgscan_file) ))"
 "$vmr" run -q -p mglru+k6.12-counters -s 100 --memory-limit 24M --swap zram -f tsv -o "$tmp/b612.tsv" "$bl"
 check "mglru+k6.12 is a listed policy" sh -c "'$vmr' run --list-policies | cut -f1 | grep -qx 'mglru+k6.12'"
 check "k6.12-counters: memcg reclaim leaves pgscan_kswapd/direct and pgrefill at 0" \
-    test "$(col "$tmp/b612.tsv" pgscan_kswapd)$(col "$tmp/b612.tsv" pgscan_direct)$(col "$tmp/b612.tsv" pgrefill)" = 000
-check "MGLRU never deactivates (pgdeactivate 0)" test "$(col "$tmp/b.tsv" pgdeactivate)" = 0
+    test "$(tsv_col "$tmp/b612.tsv" pgscan_kswapd)$(tsv_col "$tmp/b612.tsv" pgscan_direct)$(tsv_col "$tmp/b612.tsv" pgrefill)" = 000
+check "MGLRU never deactivates (pgdeactivate 0)" test "$(tsv_col "$tmp/b.tsv" pgdeactivate)" = 0
 check "every MGLRU policy reports its isolation (nr_isolated_peak > 0)" \
-    test "$(col "$tmp/b.tsv" nr_isolated_peak)" -gt 0
-check "refaults are seen (workingset_refault_anon > 0)" test "$(col "$tmp/b.tsv" workingset_refault_anon)" -gt 0
+    test "$(tsv_col "$tmp/b.tsv" nr_isolated_peak)" -gt 0
+check "refaults are seen (workingset_refault_anon > 0)" test "$(tsv_col "$tmp/b.tsv" workingset_refault_anon)" -gt 0
 
 # Swappiness 200: mglru+swappiness respects get_type_to_scan's anon, the
 # base still spills into file when anon runs out of generations.
 "$vmr" run -q -p mglru -s 200 --memory-limit 24M --swap zram -f tsv -o "$tmp/w1.tsv" "$bl"
 "$vmr" run -q -p mglru+swappiness -s 200 --memory-limit 24M --swap zram -f tsv -o "$tmp/w2.tsv" "$bl"
-check "swappiness 200: mglru scans some file ($(col "$tmp/w1.tsv" pgscan_file))" \
-    test "$(col "$tmp/w1.tsv" pgscan_file)" -gt 0
-check "swappiness 200: mglru+swappiness scans no file" test "$(col "$tmp/w2.tsv" pgscan_file)" = 0
+check "swappiness 200: mglru scans some file ($(tsv_col "$tmp/w1.tsv" pgscan_file))" \
+    test "$(tsv_col "$tmp/w1.tsv" pgscan_file)" -gt 0
+check "swappiness 200: mglru+swappiness scans no file" test "$(tsv_col "$tmp/w2.tsv" pgscan_file)" = 0
 
 # The throttle patch's case: 64 threads in a 16 MiB memcg, swap-outs queued
 # on zram: the base piles isolated folios up to the memcg's size, the
 # throttle keeps them near evictable / 16 and sleeps.
 "$vmr" run -q -p mglru --memory-limit 16M --swap zram -f tsv -o "$tmp/i1.tsv" "$as64"
 "$vmr" run -q -p mglru+iso-throttle --memory-limit 16M --swap zram -f tsv -o "$tmp/i2.tsv" "$as64"
-check "mglru does not throttle on isolation" test "$(col "$tmp/i1.tsv" mm_vmscan_throttled)" = 0
-check "mglru+iso-throttle throttles ($(col "$tmp/i2.tsv" mm_vmscan_throttled))" \
-    test "$(col "$tmp/i2.tsv" mm_vmscan_throttled)" -gt 0
-check "and keeps the isolation peak lower ($(col "$tmp/i1.tsv" nr_isolated_peak) -> $(col "$tmp/i2.tsv" nr_isolated_peak))" \
-    test "$(col "$tmp/i2.tsv" nr_isolated_peak)" -lt "$(col "$tmp/i1.tsv" nr_isolated_peak)"
+check "mglru does not throttle on isolation" test "$(tsv_col "$tmp/i1.tsv" mm_vmscan_throttled)" = 0
+check "mglru+iso-throttle throttles ($(tsv_col "$tmp/i2.tsv" mm_vmscan_throttled))" \
+    test "$(tsv_col "$tmp/i2.tsv" mm_vmscan_throttled)" -gt 0
+check "and keeps the isolation peak lower ($(tsv_col "$tmp/i1.tsv" nr_isolated_peak) -> $(tsv_col "$tmp/i2.tsv" nr_isolated_peak))" \
+    test "$(tsv_col "$tmp/i2.tsv" nr_isolated_peak)" -lt "$(tsv_col "$tmp/i1.tsv" nr_isolated_peak)"

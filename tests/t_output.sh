@@ -8,11 +8,7 @@
 #  - JSON is valid UTF-8 whatever the bytes of a task's name;
 #  - compare spells a missing value "-" (text and TSV) and null (JSON).
 . "$(dirname "$0")/tap.sh"
-build=${1:-build}
-vmr=$PWD/$build/vmreplay
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-export VMREPLAY_CACHE=$tmp/cache
+tap_scratch "${1:-build}"
 tr=traces/anon-storm-small/ctf
 
 # progress, on a terminal (script(1) gives one) and not elsewhere

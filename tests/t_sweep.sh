@@ -4,11 +4,7 @@
 # only the missing runs; no half-written result is ever visible or read;
 # bad sweep files and command lines get one-line errors and exit 1 / 2.
 . "$(dirname "$0")/tap.sh"
-build=${1:-build}
-vmr=$PWD/$build/vmreplay
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-export VMREPLAY_CACHE=$tmp/cache
+tap_scratch "${1:-build}"
 
 
 # Every file in DIR/results is one whole result: two lines, a final newline.

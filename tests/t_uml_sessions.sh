@@ -15,11 +15,7 @@
 #    stream and DAMON's regions of one run, and its README's score of the
 #    expansion rule is what build/testbed/damon-check says of its trace.
 . "$(dirname "$0")/tap.sh"
-build=${1:-build}
-vmr=$PWD/$build/vmreplay
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-export VMREPLAY_CACHE=$tmp/cache
+tap_scratch "${1:-build}"
 workloads="compile reader mix mt-anon"
 
 meta() { sed -n "s/^$2	//p" "$1" | head -1; }

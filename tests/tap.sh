@@ -67,3 +67,19 @@ capture_unmet() {
     done
     [ -x "$1/vmreplay-capture-agent" ] || echo "$1/vmreplay-capture-agent not built"
 }
+# tap_scratch BUILD: the common start of a test of the built vmreplay —
+# build (BUILD), vmr (its vmreplay), tmp (a scratch folder removed on
+# exit) and a trace cache of the test's own inside it (VMREPLAY_CACHE), so
+# that tests running side by side never share ingested traces.
+tap_scratch() {
+    build=$1
+    vmr=$PWD/$build/vmreplay
+    tmp=$(mktemp -d)
+    trap 'rm -rf "$tmp"' EXIT
+    export VMREPLAY_CACHE=$tmp/cache
+}
+# tsv_col FILE NAME: the value of column NAME in a one-row TSV (vmreplay
+# run -f tsv)
+tsv_col() {
+    awk -F'\t' -v n="$2" 'NR == 1 {for (i = 1; i <= NF; i++) if ($i == n) c = i} NR == 2 {print $c}' "$1"
+}
