@@ -911,6 +911,47 @@ static void readahead_locked(void **state)
 	unlink(path);
 }
 
+/* A window of large folios (page_cache_ra_order: ra_alloc_folio inserts
+ * every folio of the window, locked, then read_pages reads them all) is
+ * recorded as run records, each after a DELAY that carries its time (a
+ * run has no delta field): a DELAY of 1 ms between the folio 4-6 and
+ * page 7 is the window going on, as the same 1 ms in page 7's own delta
+ * would be, so page 7's reclaim meets 4-6 locked, their read not issued
+ * (were it issued at 4-6, it would be done after the ssd's 100 us), as
+ * in readahead_locked: pgscan_file 16, pgsteal_file 0, page 7 not read.
+ * A DELAY longer than a record's delta field can hold (2^24 ns,
+ * 16.8 ms) ends the window, as a single page's DELAY does: 4-6 are read
+ * 100 us after their insertion, and page 7's reclaim frees 4 at
+ * priority 1 and 5-6 at priority 0 (3 scanned, 3 stolen). */
+static void readahead_locked_folio(void **state)
+{
+	(void)state;
+	char path[64];
+	snprintf(path, sizeof(path), "/tmp/test_classic_rf.%d.vmr", (int)getpid());
+	struct engine e;
+	struct vmr v;
+	struct vmr_rec near[3] = { fixture_run(4, VMR_OP_READAHEAD, 1, 3), fixture_rec(0, VMR_OP_DELAY, 0, 1000000),
+				   fixture_run(7, VMR_OP_READAHEAD, 1, 1) };
+	readahead_run(&e, &v, path, near, 3, 3);
+	assert_int_equal(e.vm[VM_pgscan_file], 16);
+	assert_int_equal(e.vm[VM_pgsteal_file], 0);
+	assert_false(e.folio[7].flags & PG_resident);
+	engine_free(&e);
+	vmr_close(&v);
+
+	struct vmr_rec far[3] = { fixture_run(4, VMR_OP_READAHEAD, 1, 3), fixture_rec(1, VMR_OP_DELAY, 0, 0),
+				  fixture_run(7, VMR_OP_READAHEAD, 1, 1) };
+	readahead_run(&e, &v, path, far, 3, 3);
+	assert_int_equal(e.vm[VM_pgscan_file], 3);
+	assert_int_equal(e.vm[VM_pgsteal_file], 3);
+	for (int p = 4; p < 7; p++)
+		assert_false(e.folio[p].flags & PG_resident);
+	assert_true(e.folio[7].flags & PG_resident);
+	engine_free(&e);
+	vmr_close(&v);
+	unlink(path);
+}
+
 /* The reclaim of a file page as __remove_mapping does it: off the LRU, a
  * shadow, the folio freed. */
 static void evict_file(struct engine *e, uint32_t pfn)
@@ -1271,6 +1312,7 @@ int main(void)
 		cmocka_unit_test(precached_charged_outside),
 		cmocka_unit_test(readahead_pages),
 		cmocka_unit_test(readahead_locked),
+		cmocka_unit_test(readahead_locked_folio),
 		cmocka_unit_test(shadow_shrinker),
 		cmocka_unit_test(capture_swappiness),
 		cmocka_unit_test(capture_cgroup_version),

@@ -988,6 +988,44 @@ static void writeback_sort(void **state)
 	}
 }
 
+/* A folio under read met by eviction (evict_folios has no lock test of
+ * its own: isolate_folio takes it, shrink_folio_list's folio_trylock
+ * fails).  File folios 0 and 1 read() into the oldest generation (seq 0
+ * of 0..3), 0 still locked for its read (folio_start_read), memcg
+ * reclaim at priority 5, swappiness 0: both isolated (pgscan_file 2);
+ * shrink_folio_list frees 1 and keeps 0 unscanned (sc->nr_scanned 1);
+ * 0, clean, inactive and unmapped, is retried once as a folio that may
+ * have missed folio_rotate_reclaimable, kept again, and, as it would
+ * rejoin the oldest generation (lru_gen_folio_seq: max_seq 3 + 1 -
+ * MAX_NR_GENS = 0 = min_seq), goes back active: max_seq + 1 -
+ * MIN_NR_GENS = seq 2 (lru_gen_add_folio clears PG_active as it files
+ * it), still locked, with no pgactivate. */
+static void evict_locked(void **state)
+{
+	(void)state;
+	struct box b;
+	box_open(&b, policy_find("mglru"), 8, 0, 100, 0, 0);
+	struct engine *e = &b.e;
+	int memcg = box_memcg(&b);
+	struct scan_control sc = sc_for(5, memcg);
+	install(e, 0, 0);
+	install(e, 1, 0);
+	e->folio[0].flags |= PG_locked;
+	assert_int_equal(folio_seq(e, 0), 0);
+	assert_int_equal(evict_folios(e, 64, memcg, &sc, 0), 2);
+	assert_int_equal(e->vm[VM_pgscan_file], 2);
+	assert_int_equal(e->vm[VM_pgsteal_file], 1);
+	assert_int_equal(e->vm[VM_pgactivate], 0);
+	assert_int_equal(sc.nr_scanned, 1);
+	assert_int_equal(sc.nr_reclaimed, 1);
+	assert_false(e->folio[1].flags & PG_resident);
+	assert_true((e->folio[0].flags & (PG_resident | PG_lru | PG_locked)) == (PG_resident | PG_lru | PG_locked));
+	assert_false(e->folio[0].flags & PG_active);       /* lru_gen_add_folio clears it */
+	assert_int_equal(folio_seq(e, 0), 2);
+	assert_int_equal(e->node.nr_isolated[1], 0);
+	box_close(&b);
+}
+
 /* 6.12.117's evict_folios (mglru+k6.12-gens): a survivor shrink_folio_list
  * wrote and left in writeback (PG_reclaim, not active: an asynchronous
  * swap write) keeps its flags and lands where lru_gen_add_folio puts a
@@ -1633,6 +1671,7 @@ int main(void)
 		cmocka_unit_test(exhaustion),
 		cmocka_unit_test(evict_outcomes),
 		cmocka_unit_test(writeback_sort),
+		cmocka_unit_test(evict_locked),
 		cmocka_unit_test(k612_writeback_survivor),
 		cmocka_unit_test(k612_loop),
 		cmocka_unit_test(k612_types),

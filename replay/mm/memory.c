@@ -218,10 +218,11 @@ int fault_in(struct engine *e, struct task_state *t, uint32_t pfn, unsigned op, 
 	return 1;
 }
 
-/* read_pages (mm/readahead.c): page_cache_ra_unbounded inserts a
- * window's folios, locked, then reads them in one request.  The trace
- * shows the insertions, not where a window ends: a task's window ends
- * with its run of read-ahead records (the engine calls this after the
+/* read_pages (mm/readahead.c): page_cache_ra_unbounded (page_cache_ra_order
+ * for large folios) inserts a window's folios, locked, then reads them in
+ * one request.  The trace shows the insertions, not where a window ends:
+ * a task's window ends with its run of read-ahead records, the DELAY
+ * records of their times included (the engine calls this after the
  * last one, and at the task's end), before the read() or fault it was
  * for, or right after the fault whose asynchronous read-ahead it was.
  * Each folio still in memory and not brought in again since is unlocked

@@ -152,6 +152,20 @@ static inline void task_step_anon_hits(struct engine *e, struct task_state *t, s
 	}
 }
 
+/* Does the read-ahead window go on at record P (read_pages)?  It does at
+ * a READAHEAD record, and past a DELAY record before one whose delay a
+ * record's own delta field could have held: the sink writes such a DELAY
+ * before every run record with a time of its own (a large folio's pages;
+ * runs have no delta field), and page_cache_ra_order inserts every folio
+ * of its window before read_pages, as page_cache_ra_unbounded does its
+ * single pages, which go on through the same gap in their deltas. */
+static int ra_window_continues(const struct vmr_rec *p, const struct vmr_rec *end)
+{
+	if (p < end && vmr_rec_op(*p) == VMR_OP_DELAY && vmr_rec_delay(*p) <= VMR_DELTA_MAX)
+		p++;
+	return p < end && vmr_rec_op(*p) == VMR_OP_READAHEAD;
+}
+
 /* Runs task T's records from its cursor.  In the event loop it stops
  * before anything that must sleep and continues in its coroutine. */
 static void task_step(struct engine *e, struct task_state *t)
@@ -211,8 +225,7 @@ static void task_step(struct engine *e, struct task_state *t)
 				c.sub++;
 				/* the last page of a run of read-ahead records:
 				 * the window is in, its read goes out */
-				if (op == VMR_OP_READAHEAD && c.sub == count &&
-				    (c.p + 1 == c.end || vmr_rec_op(c.p[1]) != VMR_OP_READAHEAD))
+				if (op == VMR_OP_READAHEAD && c.sub == count && !ra_window_continues(c.p + 1, c.end))
 					read_pages(e, t);
 				simtime_t done = t->io_until > e->sim.now ? t->io_until : e->sim.now;
 				if (vmr_op_is_access(op)) {

@@ -400,9 +400,9 @@ retry:;
 	}
 	/* The per-lruvec count of mglru+iso-throttle (and scan-balance) drops
 	 * once, after the clean-retry pass, as the throttle's diff has it:
-	 * folios being retried still count as isolated.  (The retry never
-	 * runs here: no writeback completes inside shrink_folio_list, so
-	 * there are no clean survivors; DEVIATIONS.md.) */
+	 * folios being retried still count as isolated.  (No writeback
+	 * completes inside shrink_folio_list, so the clean survivors
+	 * retried are the folios under read its folio_trylock kept.) */
 	lrugen->nr_isolated[type] -= (uint64_t)isolated;
 	MGLRU_DEBUG_CHECK(e, "evict_folios");
 	return scanned;
