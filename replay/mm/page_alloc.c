@@ -128,15 +128,23 @@ void setup_per_zone_wmarks(struct pglist_data *pgdat, uint64_t page_size)
 
 /* The folio array is read at random on every access and every scan: on
  * a large trace its TLB misses cost as much as its cache misses, so it
- * asks for transparent huge pages (a hint; zeroed either way). */
+ * asks for transparent huge pages (a hint; zeroed either way).  An array
+ * smaller than one huge page stays in base pages: rounded up to a huge
+ * page, a few thousand folios cost the zeroing of 2 MiB at every replay
+ * (a fifth of a short session's replay), and the few TLB entries they
+ * need were never the cost. */
 struct folio *alloc_node_mem_map(uint32_t nr, size_t *bytes)
 {
 	size_t n = nr ? nr : 1;
-	size_t huge = 2u << 20;
-	*bytes = (n * sizeof(struct folio) + huge - 1) / huge * huge;
+	size_t huge = 2u << 20, base = 4096;
+	size_t need = n * sizeof(struct folio);
+	int use_huge = need >= huge;
+	size_t unit = use_huge ? huge : base;
+	*bytes = (need + unit - 1) / unit * unit;
 	void *p = mmap(NULL, *bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED)
 		return NULL;
-	madvise(p, *bytes, MADV_HUGEPAGE);
+	if (use_huge)
+		madvise(p, *bytes, MADV_HUGEPAGE);
 	return p;
 }

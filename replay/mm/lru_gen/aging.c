@@ -25,17 +25,32 @@
  * mglru+swappiness sw-no-inversion (inferred): always move, head first so
  * the coldest stays nearest eviction, and do not count folios aging
  * already promoted as protected.  sw-batched: MIN_LRU_BATCH per call.
- * flatten: the loop moves every folio of a full generation (much of a
- * small memcg at each aging step); with folio_inc_gen and gen_list_move
- * inlined into it (across files, by LTO) a move costs a third less. */
+ *
+ * The loop moves every folio of a full generation (much of a small memcg
+ * at each aging step), so it is written for that: it takes the entries
+ * off the old list's ring itself (list_move_tail's list_del: each entry
+ * read once, the dead ones dropped as it goes, and it stops when no folio
+ * is left on the list: the rest are dead, and the ring is emptied when
+ * the generation is next added to), and folio_inc_gen's size update is
+ * summed (the caller runs only with MAX_NR_GENS generations, so the next
+ * generation, max_seq - 2, is inactive: nr_pages alone changes, and
+ * nothing reads it before the batch ends).  A folio on folios[gen][type]
+ * is of TYPE (PG_swapbacked is set before a folio is first added), so
+ * min_seq[TYPE] is the oldest generation folio_inc_gen reads. */
 static __attribute__((flatten)) int inc_min_seq(struct engine *e, int memcg,
 						struct lru_gen_folio *lrugen, int type,
 						int swappiness, uint64_t *moved)
 {
 	int no_inversion = patch_sw_no_inversion(e);
+	int count_protected = !patch_k612_tiers(e);
 	unsigned remaining = patch_sw_batched(e) ? MIN_LRU_BATCH : MAX_LRU_BATCH;
 	int hist = lru_hist_from_seq(lrugen->min_seq[type]);
 	int old_gen = lru_gen_from_seq(lrugen->min_seq[type]);
+	int next_gen = (old_gen + 1) % (int)MAX_NR_GENS;
+	unsigned lru = (unsigned)(old_gen * 2 + type);
+	struct lru_ring *r = &lrugen->folios[old_gen][type];
+	int64_t nr_inc = 0;
+	int batch_done = 0;
 
 	if (!no_inversion) {
 		if (type && swappiness == SWAPPINESS_ANON_ONLY)
@@ -43,26 +58,45 @@ static __attribute__((flatten)) int inc_min_seq(struct engine *e, int memcg,
 		if (!type && !swappiness)
 			goto done;
 	}
-	for (;;) {
-		uint32_t pfn = no_inversion ? gen_list_first(e, lrugen, old_gen, type) :
-					      gen_list_last(e, lrugen, old_gen, type);
-		if (pfn == NIL)
-			break;
+	while (lrugen->nr_listed[old_gen][type]) {
+		uint32_t pos = no_inversion ? lru_ring_wrap(r, r->tail + r->nr - 1) : r->tail;
+		uint32_t pfn = r->slot[pos];
+		if (!no_inversion && r->nr > LRU_RING_PREFETCH)
+			prefetch_folio(&e->folio[r->slot[lru_ring_wrap(r, pos + LRU_RING_PREFETCH)]]);
+		if (!no_inversion)
+			r->tail = lru_ring_wrap(r, pos + 1);
+		r->nr--;
+		if (!lru_ring_alive(e, memcg, lru, pfn, pos))
+			continue;
 		struct folio *f = &e->folio[pfn];
 		int refs = folio_lru_refs(f);
 		int ws = !!(f->flags & PG_workingset);
-		int promoted = folio_lru_gen(f) != old_gen;
-		int new_gen = folio_inc_gen(e, memcg, lrugen, pfn, 0);
-		gen_list_move(e, lrugen, pfn, new_gen, type, 1);
+		int new_gen = folio_lru_gen(f);
+		int promoted = new_gen != old_gen;
+		if (!promoted) {
+			/* folio_inc_gen */
+			new_gen = next_gen;
+			folio_clear_lru_refs(e, f);
+			folio_set_gen(f, new_gen);
+			nr_inc++;
+		}
+		lrugen->nr_listed[old_gen][type]--;
+		gen_list_add(e, lrugen, pfn, new_gen, type, 1);
 		(*moved)++;
 		/* don't count the workingset being lazily promoted (6.12,
 		 * mglru+k6.12-tiers: inc_min_seq counts none) */
-		if (!patch_k612_tiers(e) && refs + ws != (1 << LRU_REFS_WIDTH) + 1 &&
+		if (count_protected && refs + ws != (1 << LRU_REFS_WIDTH) + 1 &&
 		    !(no_inversion && promoted))
 			lrugen->protected[hist][type][lru_tier_from_refs(refs, ws)]++;
-		if (!--remaining)
-			return 0;
+		if (!--remaining) {
+			batch_done = 1;
+			break;
+		}
 	}
+	lrugen->nr_pages[old_gen][type] -= nr_inc;
+	lrugen->nr_pages[next_gen][type] += nr_inc;
+	if (batch_done)
+		return 0;
 done:
 	reset_ctrl_pos(lrugen, type, 1);
 	lrugen->min_seq[type]++;
