@@ -31,12 +31,39 @@
  * off the old list's ring itself (list_move_tail's list_del: each entry
  * read once, the dead ones dropped as it goes, and it stops when no folio
  * is left on the list: the rest are dead, and the ring is emptied when
- * the generation is next added to), and folio_inc_gen's size update is
- * summed (the caller runs only with MAX_NR_GENS generations, so the next
- * generation, max_seq - 2, is inactive: nr_pages alone changes, and
- * nothing reads it before the batch ends).  A folio on folios[gen][type]
- * is of TYPE (PG_swapbacked is set before a folio is first added), so
- * min_seq[TYPE] is the oldest generation folio_inc_gen reads. */
+ * the generation is next added to); the two rings most moves read and
+ * write, the old generation's and the next one's, are held in locals
+ * (written back before anything else can read them: the folios' stores
+ * would otherwise make the compiler reload them at every move); and
+ * folio_inc_gen's size update is summed (the caller runs only with
+ * MAX_NR_GENS generations, so the next generation, max_seq - 2, is
+ * inactive: nr_pages alone changes, and nothing reads it before the loop
+ * ends).  A folio on folios[gen][type] is of TYPE (PG_swapbacked is set
+ * before a folio is first added), so min_seq[TYPE] is the oldest
+ * generation folio_inc_gen reads. */
+struct ring_cursor {
+	uint32_t *slot, size, tail, nr, listed;
+};
+
+static inline void ring_cursor_load(struct ring_cursor *c, const struct lru_ring *r, uint32_t listed)
+{
+	*c = (struct ring_cursor){ r->slot, r->size, r->tail, r->nr, listed };
+}
+
+static inline void ring_cursor_store(const struct ring_cursor *c, struct lru_ring *r, uint32_t *listed)
+{
+	r->slot = c->slot;
+	r->size = c->size;
+	r->tail = c->tail;
+	r->nr = c->nr;
+	*listed = c->listed;
+}
+
+static inline uint32_t ring_cursor_wrap(const struct ring_cursor *c, uint32_t i)
+{
+	return i >= c->size ? i - c->size : i;
+}
+
 static __attribute__((flatten)) int inc_min_seq(struct engine *e, int memcg,
 						struct lru_gen_folio *lrugen, int type,
 						int swappiness, uint64_t *moved)
@@ -47,8 +74,9 @@ static __attribute__((flatten)) int inc_min_seq(struct engine *e, int memcg,
 	int hist = lru_hist_from_seq(lrugen->min_seq[type]);
 	int old_gen = lru_gen_from_seq(lrugen->min_seq[type]);
 	int next_gen = (old_gen + 1) % (int)MAX_NR_GENS;
-	unsigned lru = (unsigned)(old_gen * 2 + type);
-	struct lru_ring *r = &lrugen->folios[old_gen][type];
+	unsigned lru = (unsigned)(old_gen * 2 + type), next_lru = (unsigned)(next_gen * 2 + type);
+	struct lru_ring *r = &lrugen->folios[old_gen][type], *to = &lrugen->folios[next_gen][type];
+	struct ring_cursor from, dst;
 	int64_t nr_inc = 0;
 	int batch_done = 0;
 
@@ -58,16 +86,22 @@ static __attribute__((flatten)) int inc_min_seq(struct engine *e, int memcg,
 		if (!type && !swappiness)
 			goto done;
 	}
-	while (lrugen->nr_listed[old_gen][type]) {
-		uint32_t pos = no_inversion ? lru_ring_wrap(r, r->tail + r->nr - 1) : r->tail;
-		uint32_t pfn = r->slot[pos];
-		if (!no_inversion && r->nr > LRU_RING_PREFETCH)
-			prefetch_folio(&e->folio[r->slot[lru_ring_wrap(r, pos + LRU_RING_PREFETCH)]]);
+	ring_cursor_load(&from, r, lrugen->nr_listed[old_gen][type]);
+	ring_cursor_load(&dst, to, lrugen->nr_listed[next_gen][type]);
+	/* gen_list_add: a list no folio is on holds only dead entries */
+	if (!dst.listed)
+		dst.nr = 0;
+	while (from.listed) {
+		uint32_t pos = no_inversion ? ring_cursor_wrap(&from, from.tail + from.nr - 1) : from.tail;
+		uint32_t pfn = from.slot[pos];
+		if (!no_inversion && from.nr > LRU_RING_PREFETCH)
+			prefetch_folio(&e->folio[from.slot[ring_cursor_wrap(&from, pos + LRU_RING_PREFETCH)]]);
 		if (!no_inversion)
-			r->tail = lru_ring_wrap(r, pos + 1);
-		r->nr--;
+			from.tail = ring_cursor_wrap(&from, pos + 1);
+		from.nr--;
 		if (!lru_ring_alive(e, memcg, lru, pfn, pos))
 			continue;
+		from.listed--;
 		struct folio *f = &e->folio[pfn];
 		int refs = folio_lru_refs(f);
 		int ws = !!(f->flags & PG_workingset);
@@ -80,8 +114,25 @@ static __attribute__((flatten)) int inc_min_seq(struct engine *e, int memcg,
 			folio_set_gen(f, new_gen);
 			nr_inc++;
 		}
-		lrugen->nr_listed[old_gen][type]--;
-		gen_list_add(e, lrugen, pfn, new_gen, type, 1);
+		if (new_gen == next_gen) {
+			/* list_move_tail to the next generation (lru_ring_add) */
+			if (dst.nr == dst.size) {
+				ring_cursor_store(&dst, to, &lrugen->nr_listed[next_gen][type]);
+				if (lru_ring_make_room(e, to, memcg, next_lru, dst.listed)) {
+					e->failed = 1;
+					break;
+				}
+				ring_cursor_load(&dst, to, dst.listed);
+			}
+			dst.tail = dst.tail ? dst.tail - 1 : dst.size - 1;
+			dst.slot[dst.tail] = pfn;
+			dst.nr++;
+			dst.listed++;
+			f->prev = dst.tail;
+			f->lru = (uint8_t)next_lru;
+		} else {
+			gen_list_add(e, lrugen, pfn, new_gen, type, 1);
+		}
 		(*moved)++;
 		/* don't count the workingset being lazily promoted (6.12,
 		 * mglru+k6.12-tiers: inc_min_seq counts none) */
@@ -93,6 +144,8 @@ static __attribute__((flatten)) int inc_min_seq(struct engine *e, int memcg,
 			break;
 		}
 	}
+	ring_cursor_store(&from, r, &lrugen->nr_listed[old_gen][type]);
+	ring_cursor_store(&dst, to, &lrugen->nr_listed[next_gen][type]);
 	lrugen->nr_pages[old_gen][type] -= nr_inc;
 	lrugen->nr_pages[next_gen][type] += nr_inc;
 	if (batch_done)
