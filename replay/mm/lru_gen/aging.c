@@ -69,7 +69,8 @@ static __attribute__((flatten)) int inc_min_seq(struct engine *e, int memcg,
 						int swappiness, uint64_t *moved)
 {
 	int no_inversion = patch_sw_no_inversion(e);
-	int count_protected = !patch_k612_tiers(e);
+	int k612_tiers = patch_k612_tiers(e);
+	struct folio *folios = e->folio;
 	unsigned remaining = patch_sw_batched(e) ? MIN_LRU_BATCH : MAX_LRU_BATCH;
 	int hist = lru_hist_from_seq(lrugen->min_seq[type]);
 	int old_gen = lru_gen_from_seq(lrugen->min_seq[type]);
@@ -78,6 +79,7 @@ static __attribute__((flatten)) int inc_min_seq(struct engine *e, int memcg,
 	struct lru_ring *r = &lrugen->folios[old_gen][type], *to = &lrugen->folios[next_gen][type];
 	struct ring_cursor from, dst;
 	int64_t nr_inc = 0;
+	uint64_t nr_moved = 0;
 	int batch_done = 0;
 
 	if (!no_inversion) {
@@ -94,24 +96,31 @@ static __attribute__((flatten)) int inc_min_seq(struct engine *e, int memcg,
 	while (from.listed) {
 		uint32_t pos = no_inversion ? ring_cursor_wrap(&from, from.tail + from.nr - 1) : from.tail;
 		uint32_t pfn = from.slot[pos];
-		if (!no_inversion && from.nr > LRU_RING_PREFETCH)
-			prefetch_folio(&e->folio[from.slot[ring_cursor_wrap(&from, pos + LRU_RING_PREFETCH)]]);
+		/* the folios a few entries on, prefetched (lru_ring_last) */
+		if (from.nr > LRU_RING_PREFETCH) {
+			uint32_t ahead = no_inversion ? ring_cursor_wrap(&from, from.tail + from.nr - 1 - LRU_RING_PREFETCH) :
+							ring_cursor_wrap(&from, pos + LRU_RING_PREFETCH);
+			prefetch_folio(&folios[from.slot[ahead]]);
+		}
 		if (!no_inversion)
 			from.tail = ring_cursor_wrap(&from, pos + 1);
 		from.nr--;
-		if (!lru_ring_alive(e, memcg, lru, pfn, pos))
+		struct folio *f = &folios[pfn];
+		/* lru_ring_alive */
+		if (!(f->flags & PG_lru) || f->lru != lru || f->memcg != memcg || f->prev != pos)
 			continue;
 		from.listed--;
-		struct folio *f = &e->folio[pfn];
 		int refs = folio_lru_refs(f);
 		int ws = !!(f->flags & PG_workingset);
 		int new_gen = folio_lru_gen(f);
 		int promoted = new_gen != old_gen;
 		if (!promoted) {
-			/* folio_inc_gen */
+			/* folio_inc_gen: folio_clear_lru_refs and folio_set_gen
+			 * in one store each (the byte-wide gen_refs store would
+			 * otherwise make the compiler reload the engine's fields) */
 			new_gen = next_gen;
-			folio_clear_lru_refs(e, f);
-			folio_set_gen(f, new_gen);
+			f->flags &= ~(PG_referenced | (k612_tiers ? PG_workingset : 0));
+			f->gen_refs = (uint8_t)((new_gen + 1) << 4);
 			nr_inc++;
 		}
 		if (new_gen == next_gen) {
@@ -133,10 +142,10 @@ static __attribute__((flatten)) int inc_min_seq(struct engine *e, int memcg,
 		} else {
 			gen_list_add(e, lrugen, pfn, new_gen, type, 1);
 		}
-		(*moved)++;
+		nr_moved++;
 		/* don't count the workingset being lazily promoted (6.12,
 		 * mglru+k6.12-tiers: inc_min_seq counts none) */
-		if (count_protected && refs + ws != (1 << LRU_REFS_WIDTH) + 1 &&
+		if (!k612_tiers && refs + ws != (1 << LRU_REFS_WIDTH) + 1 &&
 		    !(no_inversion && promoted))
 			lrugen->protected[hist][type][lru_tier_from_refs(refs, ws)]++;
 		if (!--remaining) {
@@ -146,6 +155,7 @@ static __attribute__((flatten)) int inc_min_seq(struct engine *e, int memcg,
 	}
 	ring_cursor_store(&from, r, &lrugen->nr_listed[old_gen][type]);
 	ring_cursor_store(&dst, to, &lrugen->nr_listed[next_gen][type]);
+	*moved += nr_moved;
 	lrugen->nr_pages[old_gen][type] -= nr_inc;
 	lrugen->nr_pages[next_gen][type] += nr_inc;
 	if (batch_done)
