@@ -267,6 +267,7 @@ static inline void walk_pte(struct engine *e, int memcg, struct lru_gen_folio *l
 		lru_gen_update_size(e, memcg, lrugen, f, old_gen, new_gen);
 }
 
+#define LRU_WALK_LINE 64u             /* bytes of a cache line */
 static uint64_t walk_mm(struct engine *e, int memcg, struct lru_gen_folio *lrugen, int swappiness)
 {
 	int new_gen = lru_gen_from_seq(lrugen->max_seq);
@@ -278,8 +279,10 @@ static uint64_t walk_mm(struct engine *e, int memcg, struct lru_gen_folio *lruge
 			listed += lrugen->nr_pages[gen][type] > 0 ? (uint64_t)lrugen->nr_pages[gen][type] : 0;
 	/* The same folios either way (the walk's effect on each is independent
 	 * of the order): a memcg holding much of the trace is scanned in page
-	 * id order, sequentially, a small one along its lists. */
-	if (listed * 16 >= e->nr_folios) {
+	 * id order, sequentially, a small one along its lists — whichever
+	 * reads fewer bytes: the whole folio array, or a cache line for each
+	 * listed folio (prefetched a few entries ahead). */
+	if (listed * LRU_WALK_LINE >= (uint64_t)e->nr_folios * sizeof(struct folio)) {
 		for (uint32_t pfn = 0; pfn < e->nr_folios; pfn++) {
 			struct folio *f = &e->folio[pfn];
 			if ((f->flags & (PG_lru | PG_mapped)) != (PG_lru | PG_mapped) || f->memcg != memcg ||
@@ -296,9 +299,14 @@ static uint64_t walk_mm(struct engine *e, int memcg, struct lru_gen_folio *lruge
 			if (!walk_type[type])
 				continue;
 			const struct lru_ring *r = &lrugen->folios[gen][type];
+			/* no folio on it: its entries are all dead */
+			if (!lrugen->nr_listed[gen][type])
+				continue;
 			for (uint32_t k = 0; k < r->nr; k++) {
 				uint32_t pos = lru_ring_wrap(r, r->tail + k);
 				uint32_t pfn = r->slot[pos];
+				if (k + LRU_RING_PREFETCH < r->nr)
+					prefetch_folio(&e->folio[r->slot[lru_ring_wrap(r, pos + LRU_RING_PREFETCH)]]);
 				if (!lru_ring_alive(e, memcg, gen * 2 + (unsigned)type, pfn, pos))
 					continue;
 				struct folio *f = &e->folio[pfn];
