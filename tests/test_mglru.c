@@ -768,6 +768,64 @@ static void inc_min_seq_order(void **state)
 	}
 }
 
+/* inc_min_seq across batches (sw-batched: MIN_LRU_BATCH = 64 a call, the
+ * caller calling again), over a list with a dead entry, a folio aging
+ * promoted into the next generation and one promoted past it.  Seventy
+ * anon folios installed into seq 2 (0 at the tail); folio 10 taken off
+ * and put back (its old entry stays behind, dead; it is now at the head);
+ * the walk at max_seq 3 promotes folio 20 to seq 3, the one at 4 folio 30
+ * to seq 4.  Retiring seq 2 (max_seq 5 -> 6) moves the 70 folios tail
+ * first, 64 then 6: 30 to seq 4's list, the 69 others to the tail of seq
+ * 3's, reversed (10 nearest eviction, then 69 down to 0, 30 left out),
+ * seq 3's ring growing past its first 64 slots on the way.  Protected:
+ * 68 in tier 0, and 20 and 30 (PG_workingset) in tier 3, folded into the
+ * averages as min_seq moves on: 34 and 1. */
+static void inc_min_seq_batches(void **state)
+{
+	(void)state;
+	const struct reclaim_policy *pol = policy_find("mglru+sw-batched");
+	assert_non_null(pol);
+	struct box b;
+	box_open(&b, pol, 80, 80, 1000, 1000, 60);
+	struct engine *e = &b.e;
+	int memcg = box_memcg(&b);
+	struct lru_gen_folio *lv = mglru_lruvec(e, memcg);
+	struct scan_control sc = sc_for(11, memcg);
+	for (uint32_t p = 0; p < 70; p++)
+		install(e, p, 0);
+	assert_int_equal(folio_seq(e, 0), 2);
+	assert_int_equal(lru_gen_del_folio(e, 10, 0), 1);
+	assert_int_equal(lru_gen_add_folio(e, 10, 0), 1);
+	assert_int_equal(folio_seq(e, 10), 2);
+	e->folio[20].flags |= PG_young | PG_referenced;
+	assert_true(try_to_inc_max_seq(e, memcg, 3, 60, &sc));       /* 4: folio 20 -> seq 3 */
+	assert_int_equal(folio_seq(e, 20), 3);
+	e->folio[30].flags |= PG_young | PG_referenced;
+	assert_true(try_to_inc_max_seq(e, memcg, 4, 60, &sc));       /* 5: folio 30 -> seq 4 */
+	assert_int_equal(folio_seq(e, 30), 4);
+	assert_int_equal(lv->min_seq[0], 2);
+	assert_true(try_to_inc_max_seq(e, memcg, 5, 60, &sc));       /* 6: retires seq 2 */
+	assert_int_equal(lv->max_seq, 6);
+	assert_int_equal(lv->min_seq[0], 3);
+	uint32_t order[69];
+	list_from_tail(e, memcg, 3, 0, order, 69);
+	assert_int_equal(order[0], 10);
+	for (int i = 1, p = 69; i < 69; i++, p--) {
+		if (p == 30 || p == 10)
+			p--;
+		assert_int_equal(order[i], p);
+	}
+	list_from_tail(e, memcg, 4, 0, order, 1);
+	assert_int_equal(order[0], 30);
+	assert_int_equal(lv->nr_listed[lru_gen_from_seq(3)][0], 69);
+	assert_int_equal(lv->nr_pages[lru_gen_from_seq(3)][0], 69);
+	assert_int_equal(lv->nr_pages[lru_gen_from_seq(4)][0], 1);
+	assert_int_equal(lv->nr_pages[lru_gen_from_seq(6)][0], 0);
+	assert_int_equal(lv->avg_total[0][0], 34);
+	assert_int_equal(lv->avg_total[0][3], 1);
+	box_close(&b);
+}
+
 /* sw-imbalance: three generations at DEF_PRIORITY (no aging in the base);
  * the oldest holding 5 of 100 pages (< 1/8) ages; 30/30/40 does not. */
 static void imbalance(void **state)
@@ -1667,6 +1725,7 @@ int main(void)
 		cmocka_unit_test(aging_walk),
 		cmocka_unit_test(no_mm_walk),
 		cmocka_unit_test(inc_min_seq_order),
+		cmocka_unit_test(inc_min_seq_batches),
 		cmocka_unit_test(imbalance),
 		cmocka_unit_test(exhaustion),
 		cmocka_unit_test(evict_outcomes),

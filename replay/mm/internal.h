@@ -51,8 +51,10 @@ int alloc_pages(struct engine *e, struct task_state *t, int noretry);
 void free_unref_folio(struct engine *e, uint32_t pfn);
 /* The node's watermarks for PAGE_SIZE pages (__setup_per_zone_wmarks). */
 void setup_per_zone_wmarks(struct pglist_data *pgdat, uint64_t page_size);
-/* The folio array (mem_map) for NR pages, zeroed. */
+/* The folio array (mem_map) for NR pages, zeroed; *BYTES says how it was
+ * allocated, for free_node_mem_map. */
 struct folio *alloc_node_mem_map(uint32_t nr, size_t *bytes);
+void free_node_mem_map(struct folio *folio, size_t bytes);
 
 /* ---- memcontrol.c ---------------------------------------------------------- */
 int try_charge_memcg(struct engine *e, struct task_state *t, int memcg, int noretry);

@@ -10,6 +10,7 @@
 #include "internal.h"
 #include "vmscan.h"
 
+#include <stdlib.h>
 #include <sys/mman.h>
 
 /* alloc_pages for one order-0 page (mm/page_alloc.c, condensed):
@@ -127,16 +128,35 @@ void setup_per_zone_wmarks(struct pglist_data *pgdat, uint64_t page_size)
 }
 
 /* The folio array is read at random on every access and every scan: on
- * a large trace its TLB misses cost as much as its cache misses, so it
- * asks for transparent huge pages (a hint; zeroed either way). */
+ * a large trace its TLB misses cost as much as its cache misses, so an
+ * array of a huge page or more is mapped on its own and asks for
+ * transparent huge pages (a hint; zeroed either way).  A smaller one
+ * comes from the heap (*BYTES 0): rounded up to a huge page, a few
+ * thousand folios cost the zeroing of 2 MiB at every replay (a fifth of a
+ * short session's replay), and mapped afresh, a page fault per 4 KiB;
+ * the heap gives the next replay of a --repeat (or a sweep's next) the
+ * same memory back, and the few TLB entries it needs were never the
+ * cost. */
 struct folio *alloc_node_mem_map(uint32_t nr, size_t *bytes)
 {
 	size_t n = nr ? nr : 1;
 	size_t huge = 2u << 20;
+	if (n * sizeof(struct folio) < huge) {
+		*bytes = 0;
+		return calloc(n, sizeof(struct folio));
+	}
 	*bytes = (n * sizeof(struct folio) + huge - 1) / huge * huge;
 	void *p = mmap(NULL, *bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED)
 		return NULL;
 	madvise(p, *bytes, MADV_HUGEPAGE);
 	return p;
+}
+
+void free_node_mem_map(struct folio *folio, size_t bytes)
+{
+	if (bytes)
+		munmap(folio, bytes);
+	else
+		free(folio);
 }

@@ -17,7 +17,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 uint64_t engine_rand(struct engine *e, uint64_t n)
 {
@@ -714,7 +713,7 @@ void engine_free(struct engine *e)
 	backing_free(&e->swap);
 	backing_free(&e->file);
 	if (e->folio)
-		munmap(e->folio, e->folio_bytes);
+		free_node_mem_map(e->folio, e->folio_bytes);
 	free(e->ptes);
 	swap_ra_free(e);
 	shadow_nodes_free(e);

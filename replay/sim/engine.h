@@ -142,7 +142,7 @@ struct engine {
 	struct folio *folio;
 	struct folio_ptes *ptes;     /* the page tables mapping file folio[i] */
 	uint32_t nr_folios;
-	size_t folio_bytes;          /* the mapping behind folio[] */
+	size_t folio_bytes;          /* the mapping behind folio[]; 0: heap */
 	struct pglist_data node;
 	struct mem_cgroup *memcgs;
 	int nr_memcgs;

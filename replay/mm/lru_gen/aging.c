@@ -25,17 +25,62 @@
  * mglru+swappiness sw-no-inversion (inferred): always move, head first so
  * the coldest stays nearest eviction, and do not count folios aging
  * already promoted as protected.  sw-batched: MIN_LRU_BATCH per call.
- * flatten: the loop moves every folio of a full generation (much of a
- * small memcg at each aging step); with folio_inc_gen and gen_list_move
- * inlined into it (across files, by LTO) a move costs a third less. */
+ *
+ * The loop moves every folio of a full generation (much of a small memcg
+ * at each aging step), so it is written for that: it takes the entries
+ * off the old list's ring itself (list_move_tail's list_del: each entry
+ * read once, the dead ones dropped as it goes, and it stops when no folio
+ * is left on the list: the rest are dead, and the ring is emptied when
+ * the generation is next added to); the two rings most moves read and
+ * write, the old generation's and the next one's, are held in locals
+ * (written back before anything else can read them: the folios' stores
+ * would otherwise make the compiler reload them at every move); and
+ * folio_inc_gen's size update is summed (the caller runs only with
+ * MAX_NR_GENS generations, so the next generation, max_seq - 2, is
+ * inactive: nr_pages alone changes, and nothing reads it before the loop
+ * ends).  A folio on folios[gen][type] is of TYPE (PG_swapbacked is set
+ * before a folio is first added), so min_seq[TYPE] is the oldest
+ * generation folio_inc_gen reads. */
+struct ring_cursor {
+	uint32_t *slot, size, tail, nr, listed;
+};
+
+static inline void ring_cursor_load(struct ring_cursor *c, const struct lru_ring *r, uint32_t listed)
+{
+	*c = (struct ring_cursor){ r->slot, r->size, r->tail, r->nr, listed };
+}
+
+static inline void ring_cursor_store(const struct ring_cursor *c, struct lru_ring *r, uint32_t *listed)
+{
+	r->slot = c->slot;
+	r->size = c->size;
+	r->tail = c->tail;
+	r->nr = c->nr;
+	*listed = c->listed;
+}
+
+static inline uint32_t ring_cursor_wrap(const struct ring_cursor *c, uint32_t i)
+{
+	return i >= c->size ? i - c->size : i;
+}
+
 static __attribute__((flatten)) int inc_min_seq(struct engine *e, int memcg,
 						struct lru_gen_folio *lrugen, int type,
 						int swappiness, uint64_t *moved)
 {
 	int no_inversion = patch_sw_no_inversion(e);
+	int k612_tiers = patch_k612_tiers(e);
+	struct folio *folios = e->folio;
 	unsigned remaining = patch_sw_batched(e) ? MIN_LRU_BATCH : MAX_LRU_BATCH;
 	int hist = lru_hist_from_seq(lrugen->min_seq[type]);
 	int old_gen = lru_gen_from_seq(lrugen->min_seq[type]);
+	int next_gen = (old_gen + 1) % (int)MAX_NR_GENS;
+	unsigned lru = (unsigned)(old_gen * 2 + type), next_lru = (unsigned)(next_gen * 2 + type);
+	struct lru_ring *r = &lrugen->folios[old_gen][type], *to = &lrugen->folios[next_gen][type];
+	struct ring_cursor from, dst;
+	int64_t nr_inc = 0;
+	uint64_t nr_moved = 0;
+	int batch_done = 0;
 
 	if (!no_inversion) {
 		if (type && swappiness == SWAPPINESS_ANON_ONLY)
@@ -43,26 +88,78 @@ static __attribute__((flatten)) int inc_min_seq(struct engine *e, int memcg,
 		if (!type && !swappiness)
 			goto done;
 	}
-	for (;;) {
-		uint32_t pfn = no_inversion ? gen_list_first(e, lrugen, old_gen, type) :
-					      gen_list_last(e, lrugen, old_gen, type);
-		if (pfn == NIL)
-			break;
-		struct folio *f = &e->folio[pfn];
+	ring_cursor_load(&from, r, lrugen->nr_listed[old_gen][type]);
+	ring_cursor_load(&dst, to, lrugen->nr_listed[next_gen][type]);
+	/* gen_list_add: a list no folio is on holds only dead entries */
+	if (!dst.listed)
+		dst.nr = 0;
+	while (from.listed) {
+		uint32_t pos = no_inversion ? ring_cursor_wrap(&from, from.tail + from.nr - 1) : from.tail;
+		uint32_t pfn = from.slot[pos];
+		/* the folios a few entries on, prefetched (lru_ring_last) */
+		if (from.nr > LRU_RING_PREFETCH) {
+			uint32_t ahead = no_inversion ? ring_cursor_wrap(&from, from.tail + from.nr - 1 - LRU_RING_PREFETCH) :
+							ring_cursor_wrap(&from, pos + LRU_RING_PREFETCH);
+			prefetch_folio(&folios[from.slot[ahead]]);
+		}
+		if (!no_inversion)
+			from.tail = ring_cursor_wrap(&from, pos + 1);
+		from.nr--;
+		struct folio *f = &folios[pfn];
+		/* lru_ring_alive */
+		if (!(f->flags & PG_lru) || f->lru != lru || f->memcg != memcg || f->prev != pos)
+			continue;
+		from.listed--;
 		int refs = folio_lru_refs(f);
 		int ws = !!(f->flags & PG_workingset);
-		int promoted = folio_lru_gen(f) != old_gen;
-		int new_gen = folio_inc_gen(e, memcg, lrugen, pfn, 0);
-		gen_list_move(e, lrugen, pfn, new_gen, type, 1);
-		(*moved)++;
+		int new_gen = folio_lru_gen(f);
+		int promoted = new_gen != old_gen;
+		if (!promoted) {
+			/* folio_inc_gen: folio_clear_lru_refs and folio_set_gen
+			 * in one store each (the byte-wide gen_refs store would
+			 * otherwise make the compiler reload the engine's fields) */
+			new_gen = next_gen;
+			f->flags &= ~(PG_referenced | (k612_tiers ? PG_workingset : 0));
+			f->gen_refs = (uint8_t)((new_gen + 1) << 4);
+			nr_inc++;
+		}
+		if (new_gen == next_gen) {
+			/* list_move_tail to the next generation (lru_ring_add) */
+			if (dst.nr == dst.size) {
+				ring_cursor_store(&dst, to, &lrugen->nr_listed[next_gen][type]);
+				if (lru_ring_make_room(e, to, memcg, next_lru, dst.listed)) {
+					e->failed = 1;
+					break;
+				}
+				ring_cursor_load(&dst, to, dst.listed);
+			}
+			dst.tail = dst.tail ? dst.tail - 1 : dst.size - 1;
+			dst.slot[dst.tail] = pfn;
+			dst.nr++;
+			dst.listed++;
+			f->prev = dst.tail;
+			f->lru = (uint8_t)next_lru;
+		} else {
+			gen_list_add(e, lrugen, pfn, new_gen, type, 1);
+		}
+		nr_moved++;
 		/* don't count the workingset being lazily promoted (6.12,
 		 * mglru+k6.12-tiers: inc_min_seq counts none) */
-		if (!patch_k612_tiers(e) && refs + ws != (1 << LRU_REFS_WIDTH) + 1 &&
+		if (!k612_tiers && refs + ws != (1 << LRU_REFS_WIDTH) + 1 &&
 		    !(no_inversion && promoted))
 			lrugen->protected[hist][type][lru_tier_from_refs(refs, ws)]++;
-		if (!--remaining)
-			return 0;
+		if (!--remaining) {
+			batch_done = 1;
+			break;
+		}
 	}
+	ring_cursor_store(&from, r, &lrugen->nr_listed[old_gen][type]);
+	ring_cursor_store(&dst, to, &lrugen->nr_listed[next_gen][type]);
+	*moved += nr_moved;
+	lrugen->nr_pages[old_gen][type] -= nr_inc;
+	lrugen->nr_pages[next_gen][type] += nr_inc;
+	if (batch_done)
+		return 0;
 done:
 	reset_ctrl_pos(lrugen, type, 1);
 	lrugen->min_seq[type]++;
@@ -170,6 +267,7 @@ static inline void walk_pte(struct engine *e, int memcg, struct lru_gen_folio *l
 		lru_gen_update_size(e, memcg, lrugen, f, old_gen, new_gen);
 }
 
+#define LRU_WALK_LINE 64u             /* bytes of a cache line */
 static uint64_t walk_mm(struct engine *e, int memcg, struct lru_gen_folio *lrugen, int swappiness)
 {
 	int new_gen = lru_gen_from_seq(lrugen->max_seq);
@@ -181,8 +279,10 @@ static uint64_t walk_mm(struct engine *e, int memcg, struct lru_gen_folio *lruge
 			listed += lrugen->nr_pages[gen][type] > 0 ? (uint64_t)lrugen->nr_pages[gen][type] : 0;
 	/* The same folios either way (the walk's effect on each is independent
 	 * of the order): a memcg holding much of the trace is scanned in page
-	 * id order, sequentially, a small one along its lists. */
-	if (listed * 16 >= e->nr_folios) {
+	 * id order, sequentially, a small one along its lists — whichever
+	 * reads fewer bytes: the whole folio array, or a cache line for each
+	 * listed folio (prefetched a few entries ahead). */
+	if (listed * LRU_WALK_LINE >= (uint64_t)e->nr_folios * sizeof(struct folio)) {
 		for (uint32_t pfn = 0; pfn < e->nr_folios; pfn++) {
 			struct folio *f = &e->folio[pfn];
 			if ((f->flags & (PG_lru | PG_mapped)) != (PG_lru | PG_mapped) || f->memcg != memcg ||
@@ -199,9 +299,14 @@ static uint64_t walk_mm(struct engine *e, int memcg, struct lru_gen_folio *lruge
 			if (!walk_type[type])
 				continue;
 			const struct lru_ring *r = &lrugen->folios[gen][type];
+			/* no folio on it: its entries are all dead */
+			if (!lrugen->nr_listed[gen][type])
+				continue;
 			for (uint32_t k = 0; k < r->nr; k++) {
 				uint32_t pos = lru_ring_wrap(r, r->tail + k);
 				uint32_t pfn = r->slot[pos];
+				if (k + LRU_RING_PREFETCH < r->nr)
+					prefetch_folio(&e->folio[r->slot[lru_ring_wrap(r, pos + LRU_RING_PREFETCH)]]);
 				if (!lru_ring_alive(e, memcg, gen * 2 + (unsigned)type, pfn, pos))
 					continue;
 				struct folio *f = &e->folio[pfn];
