@@ -515,6 +515,8 @@ static void bridged(void **state)
 	assert_int_equal(evicts, 1);
 	assert_string_equal(meta(&v, "capture_root_pid"), "200");
 	assert_string_equal(meta(&v, "swap_kind"), "file");
+	/* the trace's clock is CLOCK_MONOTONIC with offset 0 */
+	assert_string_equal(meta(&v, "clock_monotonic_offset_ns"), "0");
 	assert_non_null(strstr(meta(&v, "demand_damon"), "1 regions, 3 passes, 6 page references"));
 	if (!strstr(meta(&v, "demand_page_cache"), "4 pages read (1 get_pages of a read already counted), 1 pages written, 1 freed, 4 read-ahead (inserted, not referenced), 1 evicted by reclaim, 1 file pages found cached (charged outside the session)")) fail_msg("%s", meta(&v, "demand_page_cache"));
 	vmr_close(&v);

@@ -534,6 +534,10 @@ static void meta_session(struct kevents *k, struct sink *s)
 			ingest_sink_meta(s, "kernel_build_patches", "%s", k->cap.build_patches);
 			ingest_sink_meta(s, "kernel_build_key", "%s", k->cap.build_key);
 		}
+		/* the timers of the captured kernel run in its time since boot
+		 * (replay/run.c: the statistics' periodic flusher) */
+		if (k->have_mono_offset)
+			ingest_sink_meta(s, "clock_monotonic_offset_ns", "%lld", (long long)k->mono_offset);
 	}
 	/* The devices' latencies as the capture measured them (run.c sets
 	 * the replay's devices up with them). */
