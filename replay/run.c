@@ -189,6 +189,16 @@ int run_setup(const struct vmr *v, const struct run_request *r, struct engine_pa
 	char flush_event[64];
 	p->stats_flush_recorded = vmr_meta_get(v, "stats_flush_event", flush_event, sizeof(flush_event)) &&
 				  flush_event[0];
+	/* Where the captured kernel's timers run: the test bed's guest is
+	 * User-Mode Linux, HZ 100 (arch/um/Kconfig), booted for the capture;
+	 * the trace's clock against its time since boot places the
+	 * statistics' periodic flusher (mm/memcontrol.c). */
+	char build[64], mono[32];
+	if (vmr_meta_get(v, "kernel_build_source", build, sizeof(build)) && build[0] &&
+	    vmr_meta_get(v, "clock_monotonic_offset_ns", mono, sizeof(mono)) && mono[0]) {
+		p->hz = 100;
+		p->boot_offset_ns = strtoll(mono, NULL, 10);
+	}
 	p->nonlru_pages = nonlru_pages(v, meta_u64(v, "page_size", 4096));
 	p->no_swap_device = no_swap;
 

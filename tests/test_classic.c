@@ -213,7 +213,7 @@ static void stale_statistics(void **state)
  * session's at 3 s is not one), and page 1 comes after every flush: the
  * statistics say 1 inactive file page where the lists hold 2.  Without the record: the grid's flushes at 2 s and 4 s,
  * the last at 4 s. */
-static simtime_t flushes_replayed(int recorded, uint64_t *session_stat, uint64_t *root_stat,
+static simtime_t flushes_replayed(int recorded, unsigned hz, uint64_t *session_stat, uint64_t *root_stat,
 				  uint64_t *exact)
 {
 	char path[64];
@@ -240,7 +240,9 @@ static simtime_t flushes_replayed(int recorded, uint64_t *session_stat, uint64_t
 	with.nr_kev = 4;
 	struct engine_params p = { .policy = policy_find("classic"), .swappiness = 60, .page_cluster = 3,
 				   .vma_ra_enabled = 1, .memory_limit = 8 * 4096, .node_memory = 1ull << 30,
-				   .nr_cpus = 1, .stats_flush_recorded = recorded, .seed = 1 };
+				   .nr_cpus = 1, .stats_flush_recorded = recorded, .seed = 1,
+				   /* the trace's time 0 is 3.596 s after boot */
+				   .hz = hz, .boot_offset_ns = -3596000000ll };
 	assert_int_equal(backing_parse("zram", &p.swap, NULL, err, sizeof(err)), 0);
 	assert_int_equal(backing_parse("ssd", &p.file, NULL, err, sizeof(err)), 0);
 	struct engine e;
@@ -261,13 +263,48 @@ static void recorded_flushes(void **state)
 {
 	(void)state;
 	uint64_t session, root, exact;
-	assert_int_equal(flushes_replayed(1, &session, &root, &exact), NSEC_PER_SEC + NSEC_PER_SEC / 4);
+	assert_int_equal(flushes_replayed(1, 0, &session, &root, &exact), NSEC_PER_SEC + NSEC_PER_SEC / 4);
 	assert_int_equal(session, 1);
 	assert_int_equal(root, 1);
 	assert_int_equal(exact, 2);
-	assert_int_equal(flushes_replayed(0, &session, &root, &exact), 4 * NSEC_PER_SEC);
+	assert_int_equal(flushes_replayed(0, 0, &session, &root, &exact), 4 * NSEC_PER_SEC);
 	assert_int_equal(session, 1);
 	assert_int_equal(root, 1);
+	assert_int_equal(exact, 2);
+	/* A recorded flush wins over the kernel's timers where both are known. */
+	assert_int_equal(flushes_replayed(1, 100, &session, &root, &exact), NSEC_PER_SEC + NSEC_PER_SEC / 4);
+}
+
+/* The periodic flusher re-queues itself FLUSH_TIME = 2 * HZ jiffies
+ * ahead; the timer wheel files that in level 1 (63..503 jiffies, buckets
+ * of 8) at HZ 100 and 250, in level 2 (504..4031, buckets of 64) at HZ
+ * 1000, and rounds up past the next bucket boundary (calc_index): 200 ->
+ * (200 / 8 + 1) * 8 = 208, 500 -> (62 + 1) * 8 = 504, 2000 -> (31 + 1) *
+ * 64 = 2048.  In a guest whose trace starts 3.596 s after boot (HZ 100:
+ * runs at 2.08, 4.16, 6.24, 8.32 s since boot), the first run in the
+ * trace is 4.16 - 3.596 = 0.564 s in, the next 2.644 s and 4.724 s; the
+ * fixture's task ends at 5 s, so the last flush of everything is 4.724 s
+ * in (without the kernel's timers: the 2 s grid's 4 s, above). */
+static void flusher_since_boot(void **state)
+{
+	(void)state;
+	assert_int_equal(flush_time_jiffies(100), 208);
+	assert_int_equal(flush_time_jiffies(250), 504);
+	assert_int_equal(flush_time_jiffies(1000), 2048);
+	struct box b;
+	box_open(&b, policy_find("classic"), 16, 8, 0, 0, 60);
+	struct engine *e = &b.e;
+	e->trace_t0 = 10 * NSEC_PER_SEC;
+	assert_int_equal(flush_memcg_stats_first(e), 2 * NSEC_PER_SEC);   /* HZ not known */
+	e->p.hz = 100;
+	e->p.boot_offset_ns = 10 * (int64_t)NSEC_PER_SEC - 3596000000ll;
+	assert_int_equal(flush_memcg_stats_first(e), 564000000);
+	e->p.boot_offset_ns = 10 * (int64_t)NSEC_PER_SEC - 4160000000ll;   /* on a run: the next */
+	assert_int_equal(flush_memcg_stats_first(e), 2080000000);
+	box_free(&b);
+	uint64_t session, root, exact;
+	assert_int_equal(flushes_replayed(0, 100, &session, &root, &exact), 4724000000ull);
+	assert_int_equal(session, 1);
 	assert_int_equal(exact, 2);
 }
 
@@ -1295,6 +1332,7 @@ int main(void)
 		cmocka_unit_test(inactive_low),
 		cmocka_unit_test(stale_statistics),
 		cmocka_unit_test(recorded_flushes),
+		cmocka_unit_test(flusher_since_boot),
 		cmocka_unit_test(two_touch),
 		cmocka_unit_test(lru_ring_order),
 		cmocka_unit_test(refault_distance),

@@ -515,6 +515,8 @@ static void bridged(void **state)
 	assert_int_equal(evicts, 1);
 	assert_string_equal(meta(&v, "capture_root_pid"), "200");
 	assert_string_equal(meta(&v, "swap_kind"), "file");
+	/* the trace's clock is CLOCK_MONOTONIC with offset 0 */
+	assert_string_equal(meta(&v, "clock_monotonic_offset_ns"), "0");
 	assert_non_null(strstr(meta(&v, "demand_damon"), "1 regions, 3 passes, 6 page references"));
 	if (!strstr(meta(&v, "demand_page_cache"), "4 pages read (1 get_pages of a read already counted), 1 pages written, 1 freed, 4 read-ahead (inserted, not referenced), 1 evicted by reclaim, 1 file pages found cached (charged outside the session)")) fail_msg("%s", meta(&v, "demand_page_cache"));
 	vmr_close(&v);
@@ -976,6 +978,48 @@ static void fork_maps(void **state)
 			NULL, NULL);
 }
 
+/* A write fault in a private file mapping is a copy-on-write: the new
+ * page is anonymous, and the file folio it copies, with its read-ahead,
+ * is read into the page cache first (do_cow_fault -> __do_fault ->
+ * filemap_fault) and left there clean and unreferenced.  So the two
+ * pages of ino 78 inserted after the fault are the fault's read-ahead,
+ * not a buffered write's new pages; the same after a kernel-mode write
+ * (a user copy, bit 2 clear: the ELF loader clearing a data page's
+ * tail). */
+static void cow_fault_read_in(void **state)
+{
+	(void)state;
+	for (int user = 0; user < 2; user++) {
+		struct ctf c;
+		ctf_begin(&c, "cowread", "ust", "lttng-ust", "");
+		ctf_event_class(&c, 0, "vmreplay_capture:proc_maps", "uint64_t _kts; int32_t _pid; string _maps;");
+		ctf_event_class(&c, 1, user ? "vmreplay_kernel:x86_exceptions_page_fault_user"
+					    : "vmreplay_kernel:x86_exceptions_page_fault_kernel",
+				KCOMMON "xint64_t _address; xint64_t _ip; uint8_t _error_code;");
+		ctf_event_class(&c, 2, "vmreplay_kernel:mm_filemap_add_to_page_cache",
+				KCOMMON "xint64_t _pfn; uint64_t _i_ino; uint64_t _index; uint32_t _s_dev; uint8_t _order;");
+		ev(&c, 0, 1000);
+		u64(&c.ev, 1000); i32(&c.ev, 7);
+		str(&c.ev, "00010000-00020000 rw-p 00000000 00:00 0\n"
+			   "00060000-00064000 rw-p 00000000 08:01 78 /lib/y\n");
+		ev(&c, 1, 2000);                        /* a write to the data page at 0x60000 */
+		kcommon(&c, 2000, 7);
+		u64(&c.ev, 0x60000); u64(&c.ev, 0x400000); u8(&c.ev, user ? 0x6 : 0x2);
+		for (uint64_t i = 0; i < 2; i++) {      /* its file page and the next, read in */
+			ev(&c, 2, 2100 + i);
+			kcommon(&c, 2100 + i, 7);
+			u64(&c.ev, 0x1234 + i); u64(&c.ev, 78); u64(&c.ev, i); u32(&c.ev, 0x800001); u8(&c.ev, 0);
+		}
+		ev(&c, 1, 3000);                        /* the next demand: a heap store */
+		kcommon(&c, 3000, 7);
+		u64(&c.ev, 0x10000); u64(&c.ev, 0x400000); u8(&c.ev, user ? 0x6 : 0x2);
+		faults_ingested(&c, 2, "2 (2 anon incl. 1 copy-on-write and 0 outside any known mapping, 0 file)",
+				"demand_page_cache", "0 pages read (0 get_pages of a read already counted), 0 pages "
+				"written, 0 freed, 2 read-ahead (inserted, not referenced), 0 evicted by reclaim, 0 "
+				"file pages found cached (charged outside the session)");
+	}
+}
+
 /* The memcg statistics' flushes (capture_session.stats_flush names the
  * tracepoint): a memcg_flush_stats that flushed (force: the periodic
  * flusher's of the root, id 1; needs_flush: a reader's of the session's
@@ -1069,6 +1113,7 @@ int main(void)
 		cmocka_unit_test(empty_maps),
 		cmocka_unit_test(later_maps),
 		cmocka_unit_test(fork_maps),
+		cmocka_unit_test(cow_fault_read_in),
 		cmocka_unit_test(kernel_mode_faults),
 		cmocka_unit_test(madvise_populate),
 		cmocka_unit_test(hostile_madvise),

@@ -268,12 +268,19 @@ static int on_fault(struct walk *w, struct tinfo *t, const struct kdem *d)
 			op |= VMR_F_UACCESS;
 	}
 	const struct mreg *r = fault_region(w, d->pid, d->ts, addr);
-	t->last_fault_file = 0;
-	if (r && r->file && !(write && r->priv)) {
-		uint64_t index = (addr - r->start + r->pgoff) >> w->shift;
-		t->last_fault_file = 1;
+	/* The page-cache insertions after a fault in a file mapping are its
+	 * read-in and read-ahead (filemap_fault), the mapping's file page
+	 * being mapped or, for a write to a private mapping, copied to a new
+	 * anonymous page (do_cow_fault: __do_fault reads the file folio and
+	 * its read-ahead first, and the copy leaves them in the page cache,
+	 * clean and not referenced). */
+	t->last_fault_file = r && r->file;
+	if (t->last_fault_file) {
 		t->last_fault_dev = r->dev;
 		t->last_fault_ino = r->ino;
+	}
+	if (r && r->file && !(write && r->priv)) {
+		uint64_t index = (addr - r->start + r->pgoff) >> w->shift;
 		k->n_fault_file++;
 		if (r->exec) {
 			if (array_grow((void **)&k->exec, &k->cap_exec, k->nr_exec + 1, sizeof(*k->exec)) != 0)
@@ -534,6 +541,10 @@ static void meta_session(struct kevents *k, struct sink *s)
 			ingest_sink_meta(s, "kernel_build_patches", "%s", k->cap.build_patches);
 			ingest_sink_meta(s, "kernel_build_key", "%s", k->cap.build_key);
 		}
+		/* the timers of the captured kernel run in its time since boot
+		 * (replay/run.c: the statistics' periodic flusher) */
+		if (k->have_mono_offset)
+			ingest_sink_meta(s, "clock_monotonic_offset_ns", "%lld", (long long)k->mono_offset);
 	}
 	/* The devices' latencies as the capture measured them (run.c sets
 	 * the replay's devices up with them). */

@@ -500,6 +500,10 @@ int kevents_event(struct kevents *k, int kidx, const bt_message *msg, const char
 	uint64_t value_ns = freq == 1000000000ull ? cycles
 			  : (uint64_t)((long double)cycles * 1e9L / (long double)(freq ? freq : 1));
 	int64_t offset = nsfo - (int64_t)value_ns;
+	if (!k->have_mono_offset) {
+		k->mono_offset = offset;
+		k->have_mono_offset = 1;
+	}
 
 	uint64_t v[MAX_KF];
 	for (int i = 0; i < c->nf; i++)

@@ -134,6 +134,10 @@ struct kevents {
 		uint64_t dev_nr[2][2], dev_ns[2][2];
 		char dev_disk[2][32];
 	} cap;
+	/* the trace's clock minus CLOCK_MONOTONIC (time since boot), from
+	 * the first event: where the trace lies in the kernel's timers */
+	int64_t mono_offset;
+	int have_mono_offset;
 	struct vmr_kev *evict;         /* file folios evicted, found by the walk */
 	size_t nr_evict, cap_evict;
 	uint32_t root_pid;

@@ -70,6 +70,8 @@ int mem_cgroup_from_path(struct engine *e, const char *path, int swappiness);
 /* The statistics' flushes (lruvec_page_state reads the last one). */
 void mem_cgroup_flush_stats(struct engine *e, int memcg);
 void mem_cgroup_flush_stats_ratelimited(struct engine *e, int memcg);
+uint64_t flush_time_jiffies(unsigned hz);
+simtime_t flush_memcg_stats_first(const struct engine *e);
 void flush_memcg_stats_dwork(struct engine *e);
 void memcg_stat_read(struct engine *e);
 void stats_flush_trace_next(struct engine *e, uint64_t from);

@@ -175,11 +175,54 @@ void mem_cgroup_flush_stats_ratelimited(struct engine *e, int memcg)
 		mem_cgroup_flush_stats(e, memcg);
 }
 
-/* flush_memcg_stats_dwork: every FLUSH_TIME, everything. */
+/* How many jiffies apart the periodic flusher runs at HZ: each run
+ * re-queues stats_flush_dwork FLUSH_TIME (2 * HZ) ahead, and the timer
+ * wheel files a timer that far out in a coarser level, whose bucket it
+ * rounds up to the next boundary so as never to fire early
+ * (kernel/time/timer.c calc_wheel_index, calc_index: LVL_CLK_SHIFT 3;
+ * level n holds from LVL_START(n) = 63 << 3(n-1) jiffies ahead, its
+ * buckets LVL_GRAN(n) = 8^n apart).
+ * A run fires on a boundary of that level, so the next is FLUSH_TIME
+ * rounded up past the next boundary: HZ 100 208 jiffies (2.08 s), HZ 250
+ * 504 (2.016 s), HZ 1000 2048. */
+uint64_t flush_time_jiffies(unsigned hz)
+{
+	uint64_t delta = 2 * (uint64_t)hz;
+	unsigned lvl = 0;
+	while (lvl < 8 && delta >= (63ull << (3 * lvl)))
+		lvl++;
+	unsigned shift = 3 * lvl;      /* LVL_SHIFT(lvl) */
+	return ((delta >> shift) + 1) << shift;
+}
+
+/* The periodic flusher's first run in the replay.  mem_cgroup_css_online
+ * queues it for the root memcg at boot and every run re-queues it
+ * (flush_memcg_stats_dwork), so it runs at whole multiples of its period
+ * since boot (the first at one period: INITIAL_JIFFIES is a bucket
+ * boundary).  Where the captured kernel's HZ and time since boot are
+ * known (the test bed's guest, booted for the capture: run.c), the first
+ * run after the trace's start is on that series; elsewhere the phase is
+ * not known and the first run comes 2 s after the trace's start.  The
+ * work is deferrable and the guest has one CPU: a run comes late when
+ * the CPU is busy, and the later ones with it (not modelled). */
+simtime_t flush_memcg_stats_first(const struct engine *e)
+{
+	if (!e->p.hz)
+		return FLUSH_TIME_NS;
+	uint64_t period = flush_time_jiffies(e->p.hz) * (NSEC_PER_SEC / e->p.hz);
+	int64_t since_boot = (int64_t)e->trace_t0 - e->p.boot_offset_ns;
+	if (since_boot < 0)
+		return FLUSH_TIME_NS;
+	return ((uint64_t)since_boot / period + 1) * period - (uint64_t)since_boot;
+}
+
+/* flush_memcg_stats_dwork: everything, then again one period later
+ * (FLUSH_TIME where the kernel's HZ is not known). */
 void flush_memcg_stats_dwork(struct engine *e)
 {
 	do_flush_stats(e, 0);
-	sim_at(&e->sim, e->sim.now + FLUSH_TIME_NS, EV_STATS_FLUSH, 0, 0);
+	simtime_t period = e->p.hz ? flush_time_jiffies(e->p.hz) * (NSEC_PER_SEC / e->p.hz) : FLUSH_TIME_NS;
+	sim_at(&e->sim, e->sim.now + period, EV_STATS_FLUSH, 0, 0);
 }
 
 /* The capture read the session cgroup's memory.stat every period

@@ -636,12 +636,13 @@ int engine_init(struct engine *e, const struct vmr *v, const struct engine_param
 		goto oom;
 	wb_wakeup_delayed(e);
 	/* The statistics' flushes: where the capture recorded them, at their
-	 * times; else the periodic flusher from 2 s on and the capture's
+	 * times; else the periodic flusher (from 2 s on, or on its series
+	 * since boot where the kernel's timers are known) and the capture's
 	 * reads of memory.stat at its period. */
 	if (p->stats_flush_recorded) {
 		stats_flush_trace_next(e, 0);
 	} else {
-		sim_at(&e->sim, 2 * NSEC_PER_SEC, EV_STATS_FLUSH, 0, 0);
+		sim_at(&e->sim, flush_memcg_stats_first(e), EV_STATS_FLUSH, 0, 0);
 		if (p->stat_read_ns)
 			sim_at(&e->sim, p->stat_read_ns, EV_STATS_READ, 0, 0);
 	}

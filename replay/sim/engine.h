@@ -40,6 +40,8 @@ struct engine_params {
 	int cgroup_v1;               /* the memory controller is cgroup v1's */
 	simtime_t stat_read_ns;      /* memory.stat read this often (a capture's); 0 never */
 	int stats_flush_recorded;    /* the trace's KEVENTS hold the statistics' flushes */
+	unsigned hz;                 /* the captured kernel's HZ where known (its timers); 0 not */
+	int64_t boot_offset_ns;      /* with hz: the trace's clock minus the kernel's time since boot */
 	uint64_t nonlru_pages;       /* charged to the session, on no LRU (kernel memory, stock) */
 	int vma_ra_enabled;          /* /sys/kernel/mm/swap/vma_ra_enabled */
 	struct backing_params file;  /* the file system's device */
