@@ -654,6 +654,54 @@ static void fault_around_exec(void **state)
 	unlink(path);
 }
 
+/* The retried read fault (filemap_map_retry): a read fault on page 20 of
+ * a file nothing has cached does its read-around, pages 4..35 (ra_pages
+ * 32 from pgoff - 16: do_sync_mmap_readahead), after dropping the mmap
+ * lock, so filemap_fault returns VM_FAULT_RETRY and the retried
+ * do_read_fault's do_fault_around maps what that read brought into page
+ * 20's window, 16..31: young, no fault counted (pgfault 1), and with
+ * page 20's VM_EXEC when it has one.  4..15 and 32..35 are cached but
+ * not mapped, 36..39 not cached.  The same read-ahead from a read()
+ * (not flagged VMR_F_FAULT) maps nothing: page 20 alone is mapped. */
+static void fault_retry_run(struct engine *e, struct vmr *v, const char *path, int in_fault, int exec)
+{
+	enum { N = 40 };
+	uint8_t kind[N];
+	memset(kind, 1, sizeof(kind));
+	if (exec)
+		kind[20] |= VMR_PAGE_EXEC << 1;
+	struct vmr_rec r[2] = { fixture_rec(20, VMR_OP_LOAD, 1, 10), fixture_run(4, VMR_OP_READAHEAD, 1, 32) };
+	if (in_fault)
+		r[1].info |= VMR_F_FAULT;
+	struct fixture_task t = { 0, r, 2 };
+	replay_fixture(e, v, path, policy_find("classic"), &t, N, kind, 100, 0, "zram");
+	assert_int_equal(e->vm[VM_pgfault], 1);
+	assert_int_equal(e->vm[VM_pgscan_file], 0);
+	for (uint32_t p = 0; p < N; p++) {
+		int mapped = p == 20 || (in_fault && p >= 16 && p < 32);
+		assert_int_equal(!!(e->folio[p].flags & PG_resident), p >= 4 && p < 36);
+		assert_int_equal(folio_pte_present(e, p, e->tasks[0].proc), mapped);
+		assert_int_equal(!!(e->folio[p].flags & PG_young), mapped);
+		assert_int_equal(!!(e->folio[p].flags & PG_exec), exec && mapped);
+	}
+}
+
+static void fault_retry_maps_readaround(void **state)
+{
+	(void)state;
+	char path[64];
+	snprintf(path, sizeof(path), "/tmp/test_classic_fr.%d.vmr", (int)getpid());
+	struct engine e;
+	struct vmr v;
+	for (int in_fault = 0; in_fault < 2; in_fault++)
+		for (int exec = 0; exec < 2; exec++) {
+			fault_retry_run(&e, &v, path, in_fault, exec);
+			engine_free(&e);
+			vmr_close(&v);
+		}
+	unlink(path);
+}
+
 /* ---- PTEs in several address spaces (rmap.c) ------------------------------ */
 
 /* folio_check_references: a folio young in more than one PTE is
@@ -1345,6 +1393,7 @@ int main(void)
 		cmocka_unit_test(exec_activated),
 		cmocka_unit_test(fault_around_window),
 		cmocka_unit_test(fault_around_exec),
+		cmocka_unit_test(fault_retry_maps_readaround),
 		cmocka_unit_test(shared_mapping_activated),
 		cmocka_unit_test(fault_around_second_mapping),
 		cmocka_unit_test(precached_charged_outside),

@@ -155,3 +155,30 @@ void filemap_map_pages(struct engine *e, uint32_t pfn, uint32_t proc)
 		nf->flags |= vm_exec;
 	}
 }
+
+/* filemap_fault of a page not in the cache reads it with its read-around
+ * window (do_sync_mmap_readahead) after dropping the mmap lock
+ * (maybe_unlock_mmap_for_io), so it returns VM_FAULT_RETRY, and the
+ * architecture's fault handler (UML's handle_page_fault, x86's
+ * do_user_addr_fault) retries with FAULT_FLAG_TRIED: do_read_fault runs
+ * do_fault_around again, now over the pages that read brought in, and
+ * maps them — one exception, so the trace has one fault event.  The
+ * first pass mapped only the cached neighbours (filemap_map_pages, at
+ * the fault); this is the second pass, one read-ahead page at a time as
+ * the trace inserts it after the fault: mapped into T's page table,
+ * young, with the faulting VMA's VM_EXEC, when in the faulting page's
+ * aligned window of the same file.  The read the retry waited for is in
+ * the capture's gap before the task's next record. */
+void filemap_map_retry(struct engine *e, const struct task_state *t, uint32_t pfn)
+{
+	if (!t->fault_retry)
+		return;
+	uint32_t fault = t->fault_retry - 1;
+	const struct vmr_page *pg = e->v->pages, *me = &pg[fault], *np = &pg[pfn];
+	if (np->space != me->space || np->ino != me->ino ||
+	    (np->index & ~(uint64_t)(FAULT_AROUND_PAGES - 1)) != (me->index & ~(uint64_t)(FAULT_AROUND_PAGES - 1)) ||
+	    !folio_pte_present(e, fault, t->proc) || folio_pte_present(e, pfn, t->proc))
+		return;
+	folio_add_file_rmap_pte(e, pfn, t->proc);
+	e->folio[pfn].flags |= e->folio[fault].flags & PG_exec;
+}

@@ -149,6 +149,9 @@ struct sim_waitq *folio_waitqueue(struct engine *e, uint32_t pfn);
 /* do_fault_around: a read fault of process PROC on file page PFN maps
  * its cached neighbours into PROC's page table (filemap_map_pages). */
 void filemap_map_pages(struct engine *e, uint32_t pfn, uint32_t proc);
+/* The retried read fault of T (VM_FAULT_RETRY) maps read-ahead page PFN,
+ * just brought in, if it lies in the fault's fault-around window. */
+void filemap_map_retry(struct engine *e, const struct task_state *t, uint32_t pfn);
 
 /* ---- swap.c ---------------------------------------------------------------- */
 void folio_add_lru(struct engine *e, uint32_t pfn);

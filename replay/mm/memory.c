@@ -199,9 +199,15 @@ int fault_in(struct engine *e, struct task_state *t, uint32_t pfn, unsigned op, 
 			folio_add_file_rmap_pte(e, pfn, t->proc);
 		else
 			f->flags |= PG_mapped | PG_young;
-		/* do_read_fault: fault-around first */
-		if (op == VMR_OP_LOAD && file)
+		/* do_read_fault: fault-around first; the read makes
+		 * filemap_fault return VM_FAULT_RETRY, whose retry maps the
+		 * read-around that follows (filemap_map_retry) */
+		if (op == VMR_OP_LOAD && file) {
 			filemap_map_pages(e, pfn, t->proc);
+			t->fault_retry = pfn + 1;
+		}
+	} else if (readahead && file && in_fault) {
+		filemap_map_retry(e, t, pfn);
 	}
 	/* A new anonymous page is dirty from the start: it has no copy. */
 	if (op == VMR_OP_STORE || op == VMR_OP_WRITE || (!file && !(f->flags & PG_swapcache)))
@@ -274,6 +280,9 @@ void do_swap_page_cached(struct engine *e, struct task_state *t, uint32_t pfn, u
 int access_page(struct engine *e, struct task_state *t, uint32_t pfn, unsigned op, int file)
 {
 	struct folio *f = &e->folio[pfn];
+	/* a fault's retry is over at the task's next other access */
+	if (op != VMR_OP_READAHEAD)
+		t->fault_retry = 0;
 	if (op == VMR_OP_FREE) {
 		release_page(e, pfn);
 		return 1;

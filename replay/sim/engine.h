@@ -120,6 +120,10 @@ struct task_state {
 	 * the window whose read read_pages issues (mm/memory.c). */
 	struct ra_page { uint32_t pfn; uint16_t seq; } *ra;
 	uint32_t ra_nr, ra_cap;
+	/* 1 + the file page whose read fault brought it in, until its next
+	 * other access: the fault is retried once the read-around is in
+	 * (filemap_map_retry, mm/filemap.c); 0 none. */
+	uint32_t fault_retry;
 };
 
 /* A read of several folios in one request (read_pages' bio) in flight:
