@@ -94,9 +94,13 @@ done
 # Pages p0.. from 0x10000000.  Touched: p8 at 0; p0, p1 at 50 ms; p0 at 60 ms;
 # p2 at 150 ms.  DAMON at 100 ms: p0-p3 at 20 of 20 checks (4 passes); at
 # 200 ms: p0-p3 at 1 (1 pass), p4-p15 at 0.  Interval 1 (0-100 ms): stream
-# p0 x2, p1 -> 3 references on 2 pages; rule 4 x {p0, p1} = 8 on 2 pages.
-# Interval 2 (100-200 ms): stream p2 -> 1; rule 1 x {p0, p1, p2} = 3 on 3.
-# p8 is touched but its region's 0 passes leave it alone.
+# p0 x2, p1 -> 3 references on 2 pages; rule: 4 passes over
+# ceil(4 * 20 / 20) = 4 pages (the whole region) = 4 x {p0, p1} = 8 on 2.
+# Interval 2 (100-200 ms): stream p2 -> 1; rule: 1 pass over ceil(4 / 20) = 1
+# page, p3 (damon_phase(0x10000, 150 ms) mod 4 = 3, tests/test_damon.c),
+# never touched: nothing.  The previous rule (every page of the region per
+# pass): 8 + 1 x {p0, p1, p2} = 11 on 5.  p8 is touched but its region's 0
+# passes leave it alone.
 acc() { echo "[$1] (+0) h vmreplay:anon_access: { cpu_id = 0 }, { pid = 1, tid = 1, addr = $2, len = $3, write = 1 }"; }
 dam() { echo "[$1] (+0) h vmreplay_kernel:damon_aggregated: { cpu_id = 0 }, { kts = $1, kcpu = 0, ktid = 9, kpid = 9, target_id = 0, nr_regions = 1, start = $2, end = $3, nr_accesses = $4, age = 0 }"; }
 {
@@ -111,12 +115,15 @@ dam() { echo "[$1] (+0) h vmreplay_kernel:damon_aggregated: { cpu_id = 0 }, { kt
 "$build/testbed/damon-check" "$tmp/hand.txt" 5000 100000 4 1 >"$tmp/hand.out" 2>&1
 printf '%s\n' "aggregation_intervals	2 (2 scored)" "interval_ms_median	100.0" "nr_accesses_max	20" \
     "damon_regions	3" "checks_per_interval	20 (sample 5000 us, aggregation 100000 us, max 4 passes)" \
-    "stream_accesses	4" "references_exact	4" "references_rule	11" "references_ratio_rule_to_exact	2.750" \
-    "hot_share_exact_pct	100.0" "hot_share_rule_pct	100.0" "pages_referenced_exact	3" "pages_referenced_rule	5" \
-    "recall_pct	100.0 (of the pages the stream referenced in an interval, those the rule references in it)" \
-    "precision_pct	60.0 (of the pages the rule references in an interval, those the stream referenced in it)" \
+    "stream_accesses	4" "references_exact	4" "hot_share_exact_pct	100.0" "pages_referenced_exact	3" \
+    "rule	damon_window: k passes, each over ceil(S * a / N) pages of the region" \
+    "rule_references	8" "rule_references_to_exact	2.000" "rule_hot_share_pct	100.0" \
+    "rule_pages_referenced	2" "rule_recall_pct	66.7" "rule_precision_pct	100.0" \
+    "whole_region	the previous rule: k passes, each over every page of the region" \
+    "whole_region_references	11" "whole_region_references_to_exact	2.750" "whole_region_hot_share_pct	100.0" \
+    "whole_region_pages_referenced	5" "whole_region_recall_pct	100.0" "whole_region_precision_pct	60.0" \
     >"$tmp/hand.want"
-check "damon-check on a hand-made run: 4 references on 3 pages against the rule's 11 on 5" \
+check "damon-check on a hand-made run: 4 references on 3 pages against the rule's 8 on 2, the whole region's 11 on 5" \
     cmp -s "$tmp/hand.out" "$tmp/hand.want"
 sed 's/addr = [0-9]*/addr = x/' "$tmp/hand.txt" >"$tmp/bad.txt"
 "$build/testbed/damon-check" "$tmp/bad.txt" 5000 100000 4 1 >/dev/null 2>"$tmp/bad.err"

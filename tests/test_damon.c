@@ -1,7 +1,7 @@
 /*
  * test_damon.c — the DAMON expansion rule (replay/ingest/damon.h, replay/vmr/FORMAT.md):
- * how many passes a region gets for its nr_accesses, and when they
- * happen, worked out by hand.
+ * how many passes a region gets for its nr_accesses, when they happen,
+ * and which of its pages each covers, worked out by hand.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -62,12 +62,74 @@ static void pass_times(void **state)
 	assert_int_equal(damon_pass_time(&a, 40000000, 1, 0), 20000000);
 }
 
+/* A pass covers the pages one sample interval's check supports:
+ * m = ceil(S * a / N), a clamped to N (N = 20 here). */
+static void window_pages(void **state)
+{
+	(void)state;
+	struct damon_attrs a = { 5000000, 100000000, 4 };
+	assert_int_equal(damon_pages(&a, 100, 0), 0);     /* never found accessed */
+	assert_int_equal(damon_pages(&a, 100, 1), 5);     /* 100 / 20 */
+	assert_int_equal(damon_pages(&a, 100, 3), 15);    /* 300 / 20 */
+	assert_int_equal(damon_pages(&a, 100, 7), 35);    /* 700 / 20 */
+	assert_int_equal(damon_pages(&a, 7, 1), 1);       /* ceil(7 / 20) */
+	assert_int_equal(damon_pages(&a, 7, 3), 2);       /* ceil(21 / 20) */
+	assert_int_equal(damon_pages(&a, 100, 20), 100);  /* every check: the whole region */
+	assert_int_equal(damon_pages(&a, 100, 25), 100);  /* more than N: clamped to N */
+	/* a damaged region of 2^60 pages: S * a would overflow; the result
+	 * is 2^60 / 20 * 7 + ceil((2^60 mod 20) * 7 / 20) = ... + ceil(112 / 20):
+	 * 2^k mod 20 runs 16, 12, 4, 8 from k = 4 on, so 2^60 mod 20 = 16 */
+	assert_true(damon_pages(&a, 1ull << 60, 7) == (1ull << 60) / 20 * 7 + 6);
+	/* one check per interval (sample >= aggregation): found accessed, all of it */
+	struct damon_attrs b = { 200000000, 100000000, 4 };
+	assert_int_equal(damon_pages(&b, 100, 1), 100);
+}
+
+/* The window's place: splitmix64's finaliser of start * 0x9e3779b97f4a7c15
+ * ^ ts, modulo the S - m + 1 places an m-page window has.  Its values,
+ * computed apart (Python, 64-bit wrap-around): phase(0, 0) = 0,
+ * phase(1, 0) = 0xe220a8397b1dcdaf; phase(0x10000, 150000000) is 3 mod 4
+ * and 35 mod 96, phase(0x10000, 125000000) 68 mod 71, phase(0x10000,
+ * 175000000) 24 mod 71. */
+static void window_place(void **state)
+{
+	(void)state;
+	struct damon_attrs a = { 5000000, 100000000, 4 };
+	uint64_t len = 99;
+	assert_true(damon_phase(0, 0) == 0);
+	assert_true(damon_phase(1, 0) == 0xe220a8397b1dcdafull);
+	/* 4 pages found accessed once of 20: one page, the last of the four */
+	assert_int_equal(damon_window(&a, 0x10000, 4, 1, 150000000, &len), 0x10003);
+	assert_int_equal(len, 1);
+	/* 100 pages at a = 1: five pages, at 35 of the 96 places */
+	assert_int_equal(damon_window(&a, 0x10000, 100, 1, 150000000, &len), 0x10000 + 35);
+	assert_int_equal(len, 5);
+	/* another pass, another place: a = 6 gives 2 passes (at 125 and 175
+	 * ms of the 100-200 ms interval), each over ceil(600 / 20) = 30 pages,
+	 * at 68 and at 24 of the 71 places */
+	assert_int_equal(damon_passes(&a, 6), 2);
+	assert_int_equal(damon_pass_time(&a, 200000000, 2, 0), 125000000);
+	assert_int_equal(damon_pass_time(&a, 200000000, 2, 1), 175000000);
+	assert_int_equal(damon_window(&a, 0x10000, 100, 6, 125000000, &len), 0x10000 + 68);
+	assert_int_equal(len, 30);
+	assert_int_equal(damon_window(&a, 0x10000, 100, 6, 175000000, &len), 0x10000 + 24);
+	assert_int_equal(len, 30);
+	/* found accessed at every check: the whole region, from its start */
+	assert_int_equal(damon_window(&a, 0x10000, 100, 20, 150000000, &len), 0x10000);
+	assert_int_equal(len, 100);
+	/* never found accessed: nothing */
+	damon_window(&a, 0x10000, 100, 0, 150000000, &len);
+	assert_int_equal(len, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(passes_default_intervals),
 		cmocka_unit_test(passes_few_checks),
 		cmocka_unit_test(pass_times),
+		cmocka_unit_test(window_pages),
+		cmocka_unit_test(window_place),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -56,10 +56,11 @@ tar -C "$ctf" -cf - . | xz -9 -T2 >"$stage/ctf.tar.xz"
     echo
     echo "build/testbed/damon-check (capture/testbed/damon_check.c) scores, per DAMON"
     echo "aggregation interval, the page references that replay/ingest/damon.c's rule"
-    echo "makes of the regions"
-    echo "(k = min($max_passes, ceil(a * $max_passes / N)) passes over each resident page)"
-    echo "against those the stream made in the interval (hot part: the set's first"
-    echo "$hot_mb MiB):"
+    echo "makes of the regions (k = min($max_passes, ceil(a * $max_passes / N)) passes, each over the"
+    echo "resident pages of a window of ceil(S * a / N) of the region's S pages,"
+    echo "damon_window) and those the previous rule made (the same passes, each over"
+    echo "every resident page of the region) against those the stream made in the"
+    echo "interval (hot part: the set's first $hot_mb MiB):"
     echo
     sed 's/^/    /' "$tmp/score"
     echo

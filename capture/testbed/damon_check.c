@@ -7,9 +7,12 @@
  * workload (its exact vmreplay:anon_access stream) that DAMON vaddr
  * monitored (vmreplay_kernel:damon_aggregated), with no reclaim.  Per
  * DAMON aggregation interval it scores the page references that
- * replay/ingest/damon.c's rule (damon_passes: k passes over each resident
- * page of a region found accessed a of N times) makes of the interval's
- * regions against those the workload really made in it.  Resident: touched
+ * replay/ingest/damon.c's rule (damon_passes and damon_window: k passes,
+ * each over the resident pages of a window of ceil(S * a / N) of the S
+ * pages of a region found accessed a of N times) makes of the interval's
+ * regions, and those the previous rule made (the same passes over every
+ * resident page of the region: "whole_region"), against those the
+ * workload really made in it.  Resident: touched
  * by the stream before the interval's end (with no reclaim nothing leaves).
  * Both clocks are CLOCK_MONOTONIC: the stream's CTF cycles and DAMON's kts.
  * Prints key<TAB>value lines; exit 0, 1 on bad input, 2 usage.
@@ -69,6 +72,43 @@ static void pct(const char *key, uint64_t a, uint64_t b, const char *note)
 		printf("%s\t%.1f%s\n", key, 100.0 * (double)a / (double)b, note);
 	else
 		printf("%s\t-%s\n", key, note);
+}
+
+/* A rule's references in the scored intervals: REFS page references (HOT
+ * of them in the hot part) on PAGES pages (a page once per interval),
+ * BOTH of which the stream referenced in the same interval. */
+struct score { uint64_t refs, hot, pages, both; };
+
+/* N references to a page; NEW: its first in the interval; EXACT: the
+ * stream referenced it in the interval */
+static void score_page(struct score *sc, int hot, unsigned n, int new, int exact)
+{
+	sc->refs += n;
+	sc->hot += hot ? n : 0;
+	sc->pages += new;
+	sc->both += new && exact;
+}
+
+static void print_score(const char *name, const struct score *sc, uint64_t exact, uint64_t exact_pages,
+			const char *note)
+{
+	char key[64];
+	printf("%s\t%s\n", name, note);
+	snprintf(key, sizeof(key), "%s_references", name);
+	printf("%s\t%" PRIu64 "\n", key, sc->refs);
+	snprintf(key, sizeof(key), "%s_references_to_exact", name);
+	if (exact)
+		printf("%s\t%.3f\n", key, (double)sc->refs / (double)exact);
+	else
+		printf("%s\t-\n", key);
+	snprintf(key, sizeof(key), "%s_hot_share_pct", name);
+	pct(key, sc->hot, sc->refs, "");
+	snprintf(key, sizeof(key), "%s_pages_referenced", name);
+	printf("%s\t%" PRIu64 "\n", key, sc->pages);
+	snprintf(key, sizeof(key), "%s_recall_pct", name);
+	pct(key, sc->both, exact_pages, "");
+	snprintf(key, sizeof(key), "%s_precision_pct", name);
+	pct(key, sc->both, sc->pages, "");
 }
 
 int main(int argc, char **argv)
@@ -148,7 +188,13 @@ int main(int argc, char **argv)
 		fprintf(stderr, "damon-check: out of memory\n");
 		exit(1);
 	}
-	uint64_t exact = 0, rule = 0, exact_hot = 0, rule_hot = 0, exact_pages = 0, rule_pages = 0, both = 0;
+	uint32_t *seen = calloc(span, sizeof(*seen));    /* the interval a page was last scored in */
+	if (!seen) {
+		fprintf(stderr, "damon-check: out of memory\n");
+		exit(1);
+	}
+	uint64_t exact = 0, exact_hot = 0, exact_pages = 0;
+	struct score rule = { 0, 0, 0, 0 }, whole = { 0, 0, 0, 0 };
 	size_t ia = 0, nint = 0, scored = 0, nlen = 0;
 	uint64_t prev_end = 0;
 	unsigned nr_max = 0;
@@ -186,12 +232,20 @@ int main(int argc, char **argv)
 						exact += refs[p - lo];
 						exact_hot += hot ? refs[p - lo] : 0;
 						exact_pages++;
-						both += k > 0;
 					}
-					if (k && touched[p - lo]) {
-						rule += k;
-						rule_hot += hot ? k : 0;
-						rule_pages++;
+					if (k && touched[p - lo])
+						score_page(&whole, hot, k, 1, refs[p - lo] > 0);
+				}
+				/* the rule: pass j over the resident pages of its window */
+				for (unsigned pj = 0; pj < k; pj++) {
+					uint64_t wl, ws = damon_window(&at, dam[r].start, dam[r].end - dam[r].start, dam[r].nr,
+								       damon_pass_time(&at, end, k, pj), &wl);
+					for (uint64_t p = ws > s ? ws : s; p < ws + wl && p < e; p++) {
+						if (!touched[p - lo])
+							continue;
+						int first = seen[p - lo] != nint;
+						seen[p - lo] = (uint32_t)nint;
+						score_page(&rule, p < hot_end, 1, first, refs[p - lo] > 0);
 					}
 				}
 			}
@@ -211,19 +265,13 @@ int main(int argc, char **argv)
 	       damon_checks(&at), at.sample_ns / 1000, at.aggr_ns / 1000, at.max_passes);
 	printf("stream_accesses\t%zu\n", nacc);
 	printf("references_exact\t%" PRIu64 "\n", exact);
-	printf("references_rule\t%" PRIu64 "\n", rule);
-	if (exact)
-		printf("references_ratio_rule_to_exact\t%.3f\n", (double)rule / (double)exact);
-	else
-		printf("references_ratio_rule_to_exact\t-\n");
 	pct("hot_share_exact_pct", exact_hot, exact, "");
-	pct("hot_share_rule_pct", rule_hot, rule, "");
 	printf("pages_referenced_exact\t%" PRIu64 "\n", exact_pages);
-	printf("pages_referenced_rule\t%" PRIu64 "\n", rule_pages);
-	pct("recall_pct", both, exact_pages,
-	    " (of the pages the stream referenced in an interval, those the rule references in it)");
-	pct("precision_pct", both, rule_pages,
-	    " (of the pages the rule references in an interval, those the stream referenced in it)");
+	print_score("rule", &rule, exact, exact_pages,
+		    "damon_window: k passes, each over ceil(S * a / N) pages of the region");
+	print_score("whole_region", &whole, exact, exact_pages,
+		    "the previous rule: k passes, each over every page of the region");
+	free(seen);
 	free(touched);
 	free(refs);
 	free(lengths);

@@ -26,3 +26,30 @@ uint64_t damon_pass_time(const struct damon_attrs *a, uint64_t end_ns, unsigned 
 		return end_ns;
 	return start + (2 * (uint64_t)j + 1) * len / (2 * (uint64_t)passes);
 }
+
+uint64_t damon_pages(const struct damon_attrs *a, uint64_t span_pages, unsigned nr_accesses)
+{
+	unsigned n = damon_checks(a), acc = nr_accesses < n ? nr_accesses : n;
+	/* ceil(S * a / N) without S * a, which a damaged region's S overflows */
+	return span_pages / n * acc + (span_pages % n * acc + n - 1) / n;
+}
+
+uint64_t damon_phase(uint64_t start, uint64_t ts)
+{
+	/* splitmix64's finaliser over the region's first page and the pass's
+	 * time: a fixed function of the trace, so every ingest picks the same
+	 * pages, and unrelated from region to region and pass to pass, as
+	 * damon_rand's sampling addresses are */
+	uint64_t z = start * 0x9e3779b97f4a7c15ull ^ ts;
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+uint64_t damon_window(const struct damon_attrs *a, uint64_t start, uint64_t span, unsigned nr_accesses,
+		      uint64_t ts, uint64_t *len)
+{
+	uint64_t m = damon_pages(a, span, nr_accesses);
+	*len = m;
+	return m ? start + damon_phase(start, ts) % (span - m + 1) : start;
+}

@@ -395,7 +395,8 @@ static int on_madvise_exit(struct walk *w, struct tinfo *t, int64_t ret)
 	return at < end ? madvise_part(w, t, NULL, at, end) : 0;
 }
 
-/* One DAMON pass over a region: every resident page already known. */
+/* One DAMON pass over a region: the resident pages already known of the
+ * window damon_window picks (damon.h: the pages DAMON's sampling supports). */
 static int on_damon_pass(struct walk *w, const struct kdem *d)
 {
 	struct kevents *k = w->k;
@@ -405,7 +406,11 @@ static int on_damon_pass(struct walk *w, const struct kdem *d)
 	if (t && t->pend_nr && resolve_pending(w, t, NULL) != 0)
 		return -1;
 	const struct msnap *sn = kev_snap_at(k, pid, kev_epoch_of(&w->ex, pid, d->ts), d->ts);
-	uint64_t start = d->a, end = d->b;
+	uint64_t len, first = damon_window(&k->damon, d->a >> w->shift, (d->b - d->a) >> w->shift,
+					   (uint32_t)d->c, d->ts, &len);
+	if (!len)
+		return 0;
+	uint64_t start = first << w->shift, end = (first + len) << w->shift;
 	int64_t n = 0;
 	if (!sn) {                     /* no maps: the region is anonymous memory */
 		n = ingest_sink_known(w->s, pid, tid, d->ts, VMR_PAGE_ANON, pid, 0, start >> w->shift,
