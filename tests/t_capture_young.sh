@@ -57,7 +57,7 @@ for c in range(192):
         s += a[i * P]
     time.sleep(0.005)
 PY
-"$vmr" capture -o "$tmp/s" --limit 48M --swappiness 100 -- python3 "$tmp/retouch.py" "$tmp/a" >"$tmp/log" 2>&1
+"$vmr" capture --young-ms 100 -o "$tmp/s" --limit 48M --swappiness 100 -- python3 "$tmp/retouch.py" "$tmp/a" >"$tmp/log" 2>&1
 rc=$?
 check "capture: exit 0" test $rc -eq 0
 [ $rc -eq 0 ] || sed 's/^/# /' "$tmp/log" | tail -20
