@@ -158,7 +158,7 @@ $(AGENT_BIN): $(AGENT_OBJS)
 BPF_ARCH_INC := -I/usr/include/$(shell $(CC) -dumpmachine 2>/dev/null)
 $(BUILD)/capture/pte_young.bpf.o: capture/pte_young.bpf.c capture/pte_young.h
 	@mkdir -p $(dir $@)
-	clang -g -O2 -target bpf -D__TARGET_ARCH_x86 $(BPF_ARCH_INC) -Icapture -Wall -Werror -c $< -o $@
+	clang -g -O2 -target bpf -D__TARGET_ARCH_x86 $(BPF_ARCH_INC) -Icapture -Wall $(WERROR) -c $< -o $@
 $(BUILD)/capture/pte_young.skel.h: $(BUILD)/capture/pte_young.bpf.o
 	bpftool gen skeleton $< name pte_young >$@.tmp && mv $@.tmp $@
 $(BUILD)/capture/pte_young.o: $(BUILD)/capture/pte_young.skel.h

@@ -215,7 +215,9 @@ int on_fork(struct fork_args *a)
 }
 
 /* sched:sched_process_exit: when the thread group's last task exits
- * (group_dead), before exit_mm frees its page tables, forget it. */
+ * (group_dead), before exit_mm frees its page tables, forget it; a
+ * thread's own entry (on_fork made one for every clone) goes with the
+ * thread. */
 struct exit_args {
 	__u64 common;
 	char comm[16];
@@ -226,10 +228,12 @@ struct exit_args {
 SEC("tracepoint/sched/sched_process_exit")
 int on_exit(struct exit_args *a)
 {
-	if (!a->group_dead)
-		return 0;
-	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
-	bpf_map_delete_elem(&procs, &tgid);
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tgid = id >> 32, tid = (__u32)id;
+	if (tid != tgid)
+		bpf_map_delete_elem(&procs, &tid);
+	if (a->group_dead)
+		bpf_map_delete_elem(&procs, &tgid);
 	return 0;
 }
 
