@@ -54,7 +54,7 @@ pkgdatadir    := $(datadir)/vmreplay
 # Debian 12 packages: to build, to run (capture, figures) and to test
 # (pdflatex, with booktabs, compiles the LaTeX tables and figures);
 # the Slurm daemons only for the Slurm test; the packaging tools for make deb.
-DEB_PKGS := gcc clang make pkg-config scdoc libbabeltrace2-dev liblttng-ust-dev \
+DEB_PKGS := gcc clang make pkg-config scdoc libbabeltrace2-dev liblttng-ust-dev libbpf-dev bpftool \
             libgsl-dev libtracefs-dev libtraceevent-dev libtracecmd-dev libxxhash-dev \
             libcmocka-dev libarchive-dev zstd xz-utils fio \
             babeltrace2 lttng-tools trace-cmd gnuplot-nox \
@@ -92,7 +92,7 @@ UST_LIBS := $(shell pkg-config --libs lttng-ust 2>/dev/null) -ldl -lpthread
 CAPTURE_FE_SRCS := capture/cmd_capture.c capture/capture_sys.c capture/exec_inputs.c capture/kernel_ctf.c \
                    capture/kernel_ctf_read.c capture/kernel_ctf_write.c
 CAPTURE_FE_OBJS := $(CAPTURE_FE_SRCS:%.c=$(BUILD)/%.o)
-AGENT_SRCS := capture/agent.c capture/blk_latency.c capture/blk_geometry.c \
+AGENT_SRCS := capture/agent.c capture/blk_latency.c capture/blk_geometry.c capture/pte_young.c \
               capture/vmreplay_kernel_tp.c capture/vmreplay_capture_tp.c
 AGENT_OBJS := $(AGENT_SRCS:%.c=$(BUILD)/%.o) $(TP_OBJ)
 AGENT_BIN  := $(BUILD)/vmreplay-capture-agent
@@ -150,7 +150,19 @@ $(BUILD)/vmreplay: $(BUILD)/$(MAIN_SRC:.c=.o) $(LIB_OBJS) $(CAPTURE_FE_OBJS)
 
 $(BUILD)/capture/agent.o: VMR_CPPFLAGS += $(TRACEFS_CFLAGS)
 $(AGENT_BIN): $(AGENT_OBJS)
-	$(LINK) $^ $(TRACEFS_LIBS) $(UST_LIBS) -o $@
+	$(LINK) $^ $(TRACEFS_LIBS) $(UST_LIBS) -lbpf -o $@
+
+# The accessed-bit sampler's BPF programs (capture/pte_young.bpf.c),
+# compiled for the BPF target and embedded in the agent as a libbpf
+# skeleton; CO-RE relocates their two kernel fields at load.
+BPF_ARCH_INC := -I/usr/include/$(shell $(CC) -dumpmachine 2>/dev/null)
+$(BUILD)/capture/pte_young.bpf.o: capture/pte_young.bpf.c capture/pte_young.h
+	@mkdir -p $(dir $@)
+	clang -g -O2 -target bpf -D__TARGET_ARCH_x86 $(BPF_ARCH_INC) -Icapture -Wall $(WERROR) -c $< -o $@
+$(BUILD)/capture/pte_young.skel.h: $(BUILD)/capture/pte_young.bpf.o
+	bpftool gen skeleton $< name pte_young >$@.tmp && mv $@.tmp $@
+$(BUILD)/capture/pte_young.o: $(BUILD)/capture/pte_young.skel.h
+$(BUILD)/capture/pte_young.o: VMR_CPPFLAGS += -I$(BUILD)/capture
 
 $(BUILD)/workloads/%: $(BUILD)/capture/workloads/%.o $(WL_COMMON_OBJS) $(TP_OBJ)
 	@mkdir -p $(dir $@)

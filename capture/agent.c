@@ -49,6 +49,7 @@
 
 #include "blk_geometry.h"
 #include "blk_latency.h"
+#include "pte_young_agent.h"
 #include "vmreplay_tp.h"
 #include "vmreplay_kernel_tp.h"
 #include "vmreplay_capture_tp.h"
@@ -76,6 +77,7 @@ static struct {
 	unsigned period_ms;         /* vmstat and maps snapshots */
 	unsigned stat_period_ms;    /* memory.stat snapshots (each read flushes) */
 	unsigned soft_dirty_ms;     /* clear_refs 4 period, 0 = never */
+	unsigned young_ms;          /* accessed-bit poll period, 0 = never */
 	const char *prefix;
 	int kernel_domain;          /* lttng-modules records the rest */
 	const char *damon_dir;      /* kdamond sysfs dir we run, or NULL */
@@ -1398,7 +1400,7 @@ int main(int argc, char **argv)
 		{ "workload", 1, 0, 'w' }, { "argv", 1, 0, 'a' }, { "buffer-kb", 1, 0, 'b' },
 		{ "max-damon-targets", 1, 0, 5 }, { "kernel-build", 1, 0, 6 },
 		{ "stat-period-ms", 1, 0, 7 }, { "nice", 1, 0, 8 }, { "soft-dirty-ms", 1, 0, 9 },
-		{ "dropped-inputs", 1, 0, 10 },
+		{ "dropped-inputs", 1, 0, 10 }, { "young-ms", 1, 0, 11 },
 		{ 0, 0, 0, 0 }
 	};
 	int c, nice_level = 0;
@@ -1427,6 +1429,7 @@ int main(int argc, char **argv)
 		case 8: nice_level = atoi(optarg); break;
 		case 9: opt.soft_dirty_ms = (unsigned)atoi(optarg); break;
 		case 10: opt.dropped_inputs = optarg; break;
+		case 11: opt.young_ms = (unsigned)atoi(optarg); break;
 		case 'w': opt.workload = optarg; break;
 		case 'a': opt.argv = optarg; break;
 		case 'b': opt.buffer_kb = (unsigned)atoi(optarg); break;
@@ -1508,6 +1511,8 @@ int main(int argc, char **argv)
 	}
 
 	emit_session();
+	/* before the workload runs: its faults register its regions */
+	pte_young_start(opt.root_pid, opt.young_ms);
 	snapshot(1);
 	tracefs_trace_on(inst_task.ti);
 	tracefs_trace_on(inst_kswapd.ti);
@@ -1518,6 +1523,8 @@ int main(int argc, char **argv)
 	uint64_t next = now_mono() + opt.period_ms * 1000000ull;
 	uint64_t next_stat = now_mono() + opt.stat_period_ms * 1000000ull;
 	uint64_t next_sd = now_mono() + opt.soft_dirty_ms * 1000000ull;
+	uint64_t young_period = pte_young_period_ms() * 1000000ull;
+	uint64_t next_young = now_mono() + young_period;
 	while (!stop_requested) {
 		inst_drain(&inst_task, 1);
 		inst_drain(&inst_kswapd, 1);
@@ -1542,6 +1549,10 @@ int main(int argc, char **argv)
 			free(pids);
 			next_sd = now + opt.soft_dirty_ms * 1000000ull;
 		}
+		if (young_period && now >= next_young) {
+			pte_young_poll();
+			next_young = now + young_period;
+		}
 		/* An exec's maps are read within DRAIN_MS of it (before the
 		 * program maps much); the buffers are read as often. */
 		r = read_control(line, sizeof(line), DRAIN_MS);
@@ -1562,6 +1573,7 @@ int main(int argc, char **argv)
 	inst_drain(&inst_task, 0);
 	inst_drain(&inst_kswapd, 0);
 	inst_drain(&inst_block, 0);
+	pte_young_stop();
 	snapshot(1);
 	emit_device_latency();
 	struct vmrc_end e = { 0 };

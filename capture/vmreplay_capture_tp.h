@@ -65,6 +65,19 @@ struct vmrc_end {
     uint64_t elapsed_ns;        /* workload run time                     */
 };
 
+/* The accessed-bit sampler's summary (capture/pte_young.c). */
+struct vmrc_young {
+    uint32_t period_ms;         /* the poll period; 0: the sampler was off */
+    uint64_t polls;             /* polls made */
+    uint64_t observed;          /* pte_young events emitted */
+    uint64_t lost;              /* transitions the ring buffer had no room for */
+    uint64_t resets;            /* region snapshots dropped: the PTE table changed */
+    uint64_t regions;           /* the most 2 MiB regions one poll walked */
+    uint64_t full;              /* regions the map had no room for */
+    uint64_t poll_ns;           /* the polls' run time, summed */
+    const char *note;           /* "on: ..." or "off: why" */
+};
+
 #endif /* VMREPLAY_CAPTURE_TP_TYPES_H */
 
 #if !defined(VMREPLAY_CAPTURE_TP_H) || defined(LTTNG_UST_TRACEPOINT_HEADER_MULTI_READ)
@@ -171,6 +184,36 @@ LTTNG_UST_TRACEPOINT_EVENT(
         lttng_ust_field_integer(uint64_t, read_ns, read_ns)
         lttng_ust_field_integer(uint64_t, nr_write, nr_write)
         lttng_ust_field_integer(uint64_t, write_ns, write_ns)
+    )
+)
+
+/* A PTE of thread group PID whose accessed bit the poll at kts found set
+ * and the previous poll clear, with the same frame: LEN bytes (a page,
+ * or a huge page's 2 MiB) at ADDR accessed in between. */
+LTTNG_UST_TRACEPOINT_EVENT(
+    vmreplay_capture, pte_young,
+    LTTNG_UST_TP_ARGS(uint64_t, kts, int32_t, pid, uint64_t, addr, uint32_t, len),
+    LTTNG_UST_TP_FIELDS(
+        lttng_ust_field_integer(uint64_t, kts, kts)
+        lttng_ust_field_integer(int32_t, pid, pid)
+        lttng_ust_field_integer_hex(uint64_t, addr, addr)
+        lttng_ust_field_integer(uint32_t, len, len)
+    )
+)
+
+LTTNG_UST_TRACEPOINT_EVENT(
+    vmreplay_capture, pte_young_sampler,
+    LTTNG_UST_TP_ARGS(const struct vmrc_young *, y),
+    LTTNG_UST_TP_FIELDS(
+        lttng_ust_field_integer(uint32_t, period_ms, y->period_ms)
+        lttng_ust_field_integer(uint64_t, polls, y->polls)
+        lttng_ust_field_integer(uint64_t, observed, y->observed)
+        lttng_ust_field_integer(uint64_t, lost, y->lost)
+        lttng_ust_field_integer(uint64_t, resets, y->resets)
+        lttng_ust_field_integer(uint64_t, regions, y->regions)
+        lttng_ust_field_integer(uint64_t, full, y->full)
+        lttng_ust_field_integer(uint64_t, poll_ns, y->poll_ns)
+        lttng_ust_field_string(note, y->note)
     )
 )
 

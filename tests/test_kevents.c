@@ -947,6 +947,88 @@ static void kernel_mode_faults(void **state)
 			"demand_faults_kernel_mode", "2 (user copies: the kernel touching a user page)");
 }
 
+/* The accessed-bit sampler's observations (vmreplay_capture:pte_young):
+ * each a LOAD of a page the trace has resident, at the poll's time,
+ * resolved as a fault there would be, and no fault.  Process 7 faults
+ * anonymous pages 0x10 (a store) and 0x11 and file page 1 of /lib/x
+ * through its private mapping at 0x50000.  The polls see 0x10000 at
+ * 3000 and 4000 (two LOADs of page 0x10), 0x12000 (never faulted: no
+ * page invented) and 0x51000 (no anonymous copy: the file page): 4
+ * observations, 3 pages referenced, 1 the trace never had; 3 faults +
+ * 3 LOADs = 6 accesses. */
+static void pte_young_observations(void **state)
+{
+	(void)state;
+	enum { M, F, Y, YS };
+	struct ctf c;
+	ctf_begin(&c, "young", "ust", "lttng-ust", "");
+	ctf_event_class(&c, M, "vmreplay_capture:proc_maps", "uint64_t _kts; int32_t _pid; string _maps;");
+	ctf_event_class(&c, F, "vmreplay_kernel:x86_exceptions_page_fault_user",
+			KCOMMON "xint64_t _address; xint64_t _ip; uint8_t _error_code;");
+	ctf_event_class(&c, Y, "vmreplay_capture:pte_young",
+			"uint64_t _kts; int32_t _pid; xint64_t _addr; uint32_t _len;");
+	ctf_event_class(&c, YS, "vmreplay_capture:pte_young_sampler",
+			"uint32_t _period_ms; uint64_t _polls; uint64_t _observed; uint64_t _lost; "
+			"uint64_t _resets; uint64_t _regions; uint64_t _full; uint64_t _poll_ns; string _note;");
+	ev(&c, M, 1000);
+	u64(&c.ev, 1000); i32(&c.ev, 7);
+	str(&c.ev, "00010000-00020000 rw-p 00000000 00:00 0\n"
+		   "00050000-00054000 r--p 00000000 08:01 77 /lib/x\n");
+	static const struct { uint64_t ts, addr; uint8_t ec; } faults[] = {
+		{ 2000, 0x10000, 0x6 }, { 2100, 0x11000, 0x4 }, { 2200, 0x51000, 0x4 },
+	};
+	for (int i = 0; i < 3; i++) {
+		ev(&c, F, faults[i].ts);
+		kcommon(&c, faults[i].ts, 7);
+		u64(&c.ev, faults[i].addr); u64(&c.ev, 0x400000); u8(&c.ev, faults[i].ec);
+	}
+	static const struct { uint64_t ts, addr; } young[] = {
+		{ 3000, 0x10000 }, { 3000, 0x12000 }, { 3000, 0x51000 }, { 4000, 0x10000 },
+	};
+	for (int i = 0; i < 4; i++) {
+		ev(&c, Y, young[i].ts + 50);            /* re-emitted a little later */
+		u64(&c.ev, young[i].ts); i32(&c.ev, 7); u64(&c.ev, young[i].addr); u32(&c.ev, 4096);
+	}
+	ev(&c, YS, 5000);
+	u32(&c.ev, 100); u64(&c.ev, 2); u64(&c.ev, 4); u64(&c.ev, 0); u64(&c.ev, 0);
+	u64(&c.ev, 1); u64(&c.ev, 0); u64(&c.ev, 1000); str(&c.ev, "on: test");
+	ctf_end(&c);
+	char out[600];
+	snprintf(out, sizeof(out), "%s.vmr", c.dir);
+	struct vmr v;
+	ingest_to(&c, out, &v);
+	assert_string_equal(meta(&v, "demand_faults"),
+			    "3 (2 anon incl. 0 copy-on-write and 0 outside any known mapping, 1 file)");
+	assert_string_equal(meta(&v, "demand_pte_young"),
+			    "4 observations, 3 resident pages referenced, 1 pages the trace never had; "
+			    "poll every 100 ms, 2 polls, 0 lost, 0 resets; sampler on: test");
+	assert_int_equal(v.hdr->nr_accesses, 6);
+	assert_int_equal(v.hdr->nr_pages, 3);
+	/* the stream: STORE 0x10, LOAD 0x11, LOAD file 1, then the polls'
+	 * LOADs of 0x10, file 1 (at 3000) and 0x10 (at 4000) */
+	unsigned ops[8], n = 0;
+	uint32_t pg[8];
+	int file[8];
+	for (uint64_t i = 0; i < v.tasks[0].nr_recs && n < 8; i++) {
+		struct vmr_rec r = v.recs[v.tasks[0].first_rec + i];
+		if (vmr_rec_op(r) == VMR_OP_DELAY)
+			continue;
+		pg[n] = r.page;
+		file[n] = vmr_rec_is_file(r);
+		ops[n++] = vmr_rec_op(r);
+	}
+	assert_int_equal(n, 6);
+	assert_int_equal(ops[0], VMR_OP_STORE);
+	for (int i = 1; i < 6; i++)
+		assert_int_equal(ops[i], VMR_OP_LOAD);
+	assert_int_equal(pg[3], pg[0]);
+	assert_int_equal(pg[5], pg[0]);
+	assert_true(file[2] && file[4] && !file[3]);
+	assert_int_equal(pg[4], pg[2]);
+	vmr_close(&v);
+	unlink(out);
+}
+
 /* A forked process that never exec'd and has no snapshot of its own has
  * its parent's mappings (dup_mmap): a worker's read fault in the parent's
  * file mapping is a file page, down a chain of forks too. */
@@ -1114,6 +1196,7 @@ int main(void)
 		cmocka_unit_test(fork_maps),
 		cmocka_unit_test(cow_fault_read_in),
 		cmocka_unit_test(kernel_mode_faults),
+		cmocka_unit_test(pte_young_observations),
 		cmocka_unit_test(madvise_populate),
 		cmocka_unit_test(hostile_madvise),
 	};

@@ -79,7 +79,7 @@ _vmreplay()
             case ${words[j]} in
             --) _command_offset $((j + 1)); return ;;
             -o | --output | -l | --limit | -s | --swappiness | --swap | --swap-dir | \
-                -p | --period | --stat-period | --agent-nice | --soft-dirty | --damon-intervals | --buffer-kb | -k | --kernel | \
+                -p | --period | --stat-period | --agent-nice | --soft-dirty | --young-ms | --damon-intervals | --buffer-kb | -k | --kernel | \
                 --guest-mem | --lru-gen | --convert) skip=1 ;;
             -*) ;;
             *) _command_offset $j; return ;;
@@ -142,7 +142,7 @@ _vmreplay()
         ;;
     -s | --swappiness | -m | --memory | -n | --pages | --memory-limit | --node-memory | \
         --seed | --deadline | -j | --jobs | --chunk | --sbatch | --at | --conf | --alpha | \
-        --baseline | --metric | -l | --limit | --period | --stat-period | --agent-nice | --soft-dirty | --damon-intervals | --buffer-kb | \
+        --baseline | --metric | -l | --limit | --period | --stat-period | --agent-nice | --soft-dirty | --young-ms | --damon-intervals | --buffer-kb | \
         --slowest)
         return   # a value of the user's own
         ;;

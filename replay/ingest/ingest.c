@@ -36,8 +36,9 @@
  *   5: UML's user copies flagged (VMR_F_UACCESS);
  *   6: clock_monotonic_offset_ns (the capture's time since boot);
  *   7: the page cache a copy-on-write fault reads in is read-ahead;
- *   8: a DAMON pass covers ceil(S * a / N) pages of its region (damon_window). */
-#define INGEST_REVISION 8
+ *   8: a DAMON pass covers ceil(S * a / N) pages of its region (damon_window);
+ *   9: the accessed-bit sampler's pte_young observations are LOADs. */
+#define INGEST_REVISION 9
 
 /* The hash reads the trace through a buffer small enough to stay in the
  * core's cache: read() copies into it and the hash reads it back, twice

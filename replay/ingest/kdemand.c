@@ -395,6 +395,40 @@ static int on_madvise_exit(struct walk *w, struct tinfo *t, int64_t ret)
 	return at < end ? madvise_part(w, t, NULL, at, end) : 0;
 }
 
+/* A pte_young observation: pages D->a .. +D->b of process D->pid were
+ * accessed between the sampler's previous poll and this one (D->ts)
+ * without a fault: a LOAD of those the trace already has resident,
+ * resolved as a fault at that address would be (fault_region), at the
+ * poll's time, the last moment the access can have been (the kernel's
+ * check that consumes the bit comes after it: one before would have
+ * cleared it).  A PTE of a MAP_PRIVATE file mapping maps the page cache
+ * or an anonymous copy: the copy where the trace has one.  Pages the
+ * trace never had (mapped by fault-around or fork, never faulted) are
+ * counted, not invented. */
+static int on_young(struct walk *w, const struct kdem *d)
+{
+	struct kevents *k = w->k;
+	uint32_t pid = d->pid;
+	struct tinfo *t = kev_tinfo(k, pid, 0);
+	if (t && t->pend_nr && resolve_pending(w, t, NULL) != 0)
+		return -1;
+	uint64_t lo = d->a >> w->shift, hi = (d->a + d->b - 1) >> w->shift;
+	const struct mreg *r = fault_region(w, pid, d->ts, d->a);
+	int64_t n = 0;
+	if (!r || !r->file || r->priv)
+		n = ingest_sink_known(w->s, pid, pid, d->ts, VMR_PAGE_ANON, pid, 0, lo, hi);
+	if (n == 0 && r && r->file)
+		n = ingest_sink_known(w->s, pid, pid, d->ts, VMR_PAGE_FILE, r->dev, r->ino,
+				      (d->a - r->start + r->pgoff) >> w->shift,
+				      (d->a + d->b - 1 - r->start + r->pgoff) >> w->shift);
+	if (n < 0)
+		return -1;
+	k->n_young++;
+	k->n_young_refs += (uint64_t)n;
+	k->n_young_unknown += (hi - lo + 1) - (uint64_t)n;
+	return 0;
+}
+
 /* One DAMON pass over a region: the resident pages already known of the
  * window damon_window picks (damon.h: the pages DAMON's sampling supports). */
 static int on_damon_pass(struct walk *w, const struct kdem *d)
@@ -831,6 +865,9 @@ int kevents_finish(struct kevents *k, struct sink *s)
 			case KK_DAMON_PASS:
 				rc |= on_damon_pass(&w, d);
 				break;
+			case KK_YOUNG:
+				rc |= on_young(&w, d);
+				break;
 			case KK_MADVISE:
 				/* the page-cache insertions until its exit are its own */
 				rc |= resolve_pending(&w, t, NULL);
@@ -926,6 +963,17 @@ int kevents_finish(struct kevents *k, struct sink *s)
 					 (unsigned long long)(k->damon.aggr_ns / 1000), k->damon.max_passes,
 					 k->n_damon_lost ? " (some of unknown targets)" : "");
 			ingest_sink_meta(s, "maps_snapshots", "%llu", (unsigned long long)k->nr_snap);
+			if (k->cap.have_young)
+				ingest_sink_meta(s, "demand_pte_young",
+						 "%llu observations, %llu resident pages referenced, %llu pages "
+						 "the trace never had; poll every %llu ms, %llu polls, %llu lost, "
+						 "%llu resets; sampler %s",
+						 (unsigned long long)k->n_young, (unsigned long long)k->n_young_refs,
+						 (unsigned long long)k->n_young_unknown,
+						 (unsigned long long)k->cap.young_period_ms,
+						 (unsigned long long)k->cap.young_polls,
+						 (unsigned long long)k->cap.young_lost,
+						 (unsigned long long)k->cap.young_resets, k->cap.young_note);
 			if (k->n_madv_calls)
 				ingest_sink_meta(s, "demand_madvise",
 						 "%llu calls (%llu failed), %llu pages populated, %llu pages "

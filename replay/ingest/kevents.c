@@ -98,6 +98,9 @@ static const struct kspec capture_specs[] = {
 	{ "capture_end", KK_CAPTURE_END, { "ftrace_lost", "bridged", "workload_status", "elapsed_ns" } },
 	{ "device_latency", KK_DEVICE_LATENCY,
 	  { "$device", "$disk", "nr_read", "read_ns", "nr_write", "write_ns" } },
+	{ "pte_young", KK_YOUNG, { "kts", "pid", "addr", "len" } },
+	{ "pte_young_sampler", KK_YOUNG_SAMPLER,
+	  { "period_ms", "polls", "observed", "lost", "resets", "?regions", "?full", "?poll_ns", "$note" } },
 };
 
 /* MAX_RW_COUNT (INT_MAX & PAGE_MASK) in 4 KiB pages: the most one read()
@@ -513,7 +516,7 @@ int kevents_event(struct kevents *k, int kidx, const bt_message *msg, const char
 		int kind = c->spec->kind;
 		uint64_t ts = (uint64_t)nsfo;
 		if (kind != KK_CAPTURE_SESSION && kind != KK_CAPTURE_END && kind != KK_DEVICE_LATENCY &&
-		    kts_time(v[0], offset, &ts) != 0)
+		    kind != KK_YOUNG_SAMPLER && kts_time(v[0], offset, &ts) != 0)
 			return kfail(err, errlen, "%s: event %s: field kts: %llu is outside the trace's "
 				     "clock", trace, name, (unsigned long long)v[0]);
 		switch (kind) {
@@ -596,6 +599,33 @@ int kevents_event(struct kevents *k, int kidx, const bt_message *msg, const char
 			}
 			break;
 		}
+		case KK_YOUNG: {
+			/* a page (or a huge page) re-referenced since the previous
+			 * poll: demand, placed at the poll that saw it */
+			if (v[2] >= USER_ADDR_END || (v[3] != 4096 && v[3] != 2097152) || v[2] % v[3])
+				return kfail(err, errlen, "%s: event %s: field addr: %#llx, len %llu is no user "
+					     "page", trace, name, (unsigned long long)v[2], (unsigned long long)v[3]);
+			if (array_grow((void **)&k->dem, &k->cap_dem, k->nr_dem + 1, sizeof(*k->dem)) != 0)
+				return kfail(err, errlen, "out of memory");
+			struct kdem *d = &k->dem[k->nr_dem++];
+			memset(d, 0, sizeof(*d));
+			d->ts = ts;
+			d->tid = d->pid = (uint32_t)v[1];
+			d->seq = k->seq++;
+			d->kind = KK_YOUNG;
+			d->a = v[2];
+			d->b = v[3];
+			break;
+		}
+		case KK_YOUNG_SAMPLER:
+			k->cap.have_young = 1;
+			k->cap.young_period_ms = v[0];
+			k->cap.young_polls = v[1];
+			k->cap.young_observed = v[2];
+			k->cap.young_lost = v[3];
+			k->cap.young_resets = v[4];
+			snprintf(k->cap.young_note, sizeof(k->cap.young_note), "%s", gets(ev, &c->f[8]));
+			break;
 		case KK_CAPTURE_END:
 			k->cap.have_end = 1;
 			k->cap.end_lost = v[0];

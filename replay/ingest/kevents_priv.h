@@ -22,6 +22,7 @@ enum kkind {
 	KK_MEMCG_FLUSH, KK_RSTAT_LOCKED, /* made VMR_KEV_STATS_FLUSH when they flushed */
 	KK_CAPTURE_SESSION, KK_MEMCG_STAT, KK_PROC_MAPS, KK_TASK_COMM, KK_DAMON_TARGET,
 	KK_CAPTURE_END, KK_DEVICE_LATENCY,
+	KK_YOUNG, KK_YOUNG_SAMPLER,    /* the accessed-bit sampler (capture/pte_young.c) */
 };
 
 /* A demand-side event, compact (faults are most of a trace). */
@@ -133,6 +134,10 @@ struct kevents {
 		 * reads [0] and writes [1] */
 		uint64_t dev_nr[2][2], dev_ns[2][2];
 		char dev_disk[2][32];
+		/* the accessed-bit sampler's summary (pte_young_sampler) */
+		int have_young;
+		uint64_t young_period_ms, young_polls, young_observed, young_lost, young_resets;
+		char young_note[160];
 	} cap;
 	/* the trace's clock minus CLOCK_MONOTONIC (time since boot), from
 	 * the first event: where the trace lies in the kernel's timers */
@@ -153,6 +158,9 @@ struct kevents {
 	uint64_t n_filtered;
 	uint64_t n_stats_flush;        /* STATS_FLUSH events kept */
 	uint64_t n_madv_calls, n_madv_populated, n_madv_dropped, n_madv_failed;
+	/* pte_young observations, the resident pages they referenced, and
+	 * those of pages the trace never had (fault-around, fork) */
+	uint64_t n_young, n_young_refs, n_young_unknown;
 	const char *trace;             /* for messages of kevents_finish */
 };
 
