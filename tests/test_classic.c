@@ -1270,47 +1270,53 @@ static void plugged_swap_writes(void **state)
 
 /* A classic list is a ring with dead entries left behind by deletions,
  * dropped when it fills (and grows): the order from the tail is still the
- * list's.  403 file folios: 0..199 added at the head (the ring grows at
- * 0, 64 and 160 entries, to 64, 160 and 304 slots: 1.5 times the live
- * ones and 64), the even ones of those taken off, 0 then 2 put back at
- * the tail (around the ring's end: slots 303, 302), then 200..402 at the
- * head: full at 302's turn, the 100 dead entries are dropped (100 of 304
- * free, a quarter: no growth), full again at 402's, all alive: grows to
- * 520, the two entries that wrapped around moved to the new end.  From
- * the tail: 2, 0, the odd ones below 200, then 200..402. */
+ * list's.  671 file folios: 0..447 added at the head (the ring grows at
+ * 0, 64 and 192 entries, to 64, 192 and 448 slots: twice the live ones
+ * and 64), full; the even ones of those taken off; 0 put back at the
+ * tail finds the ring full: the 224 dead entries are dropped (224 of 448
+ * free, half: no growth), the odd ones closed up from slot 0; 0 then 2
+ * at the tail (around the ring's end: slots 447, 446); then 448..670 at
+ * the head: full again at 670's turn, all alive: grows to 960, the two
+ * entries that wrapped around moved to the new end.  From the tail: 2,
+ * 0, the odd ones below 448, then 448..670. */
 static void lru_ring_order(void **state)
 {
 	(void)state;
 	struct box b;
-	box_open(&b, policy_find("classic"), 403, 0, 0, 0, 60);
+	box_open(&b, policy_find("classic"), 671, 0, 0, 0, 60);
 	struct engine *e = &b.e;
 	struct lruvec *lv = &e->memcgs[e->nr_memcgs - 1].lruvec;
 	struct lru_ring *r = &lv->list[LRU_INACTIVE_FILE];
-	for (uint32_t pfn = 0; pfn < 200; pfn++)
+	for (uint32_t pfn = 0; pfn < 448; pfn++)
 		install(e, pfn, 0);
-	assert_int_equal(r->size, 304);
-	for (uint32_t pfn = 0; pfn < 200; pfn += 2)
+	assert_int_equal(r->size, 448);
+	assert_int_equal(r->nr, 448);
+	for (uint32_t pfn = 0; pfn < 448; pfn += 2)
 		lruvec_del_folio(e, lv, pfn);
 	lruvec_add_folio_tail(e, lv, 0);
+	assert_int_equal(r->size, 448);
+	assert_int_equal(r->nr, 225);
+	assert_int_equal(e->folio[1].prev, 0);
+	assert_int_equal(e->folio[447].prev, 223);
 	lruvec_add_folio_tail(e, lv, 2);
-	assert_int_equal(r->tail, 302);
-	for (uint32_t pfn = 200; pfn < 402; pfn++)
+	assert_int_equal(r->tail, 446);
+	for (uint32_t pfn = 448; pfn < 670; pfn++)
 		install(e, pfn, 0);
-	assert_int_equal(r->size, 304);
-	assert_int_equal(r->nr, 304);
-	install(e, 402, 0);
+	assert_int_equal(r->size, 448);
+	assert_int_equal(r->nr, 448);
+	install(e, 670, 0);
 	assert_false(e->failed);
-	assert_int_equal(r->size, 520);
-	assert_int_equal(r->tail, 518);
-	assert_int_equal(r->nr, 305);
-	assert_int_equal(lv->size[LRU_INACTIVE_FILE], 305);
-	uint32_t want[305], n = 0;
+	assert_int_equal(r->size, 960);
+	assert_int_equal(r->tail, 958);
+	assert_int_equal(r->nr, 449);
+	assert_int_equal(lv->size[LRU_INACTIVE_FILE], 449);
+	uint32_t want[449], n = 0;
 	want[n++] = 2;
 	want[n++] = 0;
-	for (uint32_t pfn = 0; pfn < 403; pfn++)
-		if (pfn >= 200 || pfn % 2)
+	for (uint32_t pfn = 0; pfn < 671; pfn++)
+		if (pfn >= 448 || pfn % 2)
 			want[n++] = pfn;
-	assert_int_equal(n, 305);
+	assert_int_equal(n, 449);
 	for (uint32_t i = 0; i < n; i++)
 		assert_int_equal(lru_ring_pop_tail(e, r, lv->memcg, LRU_INACTIVE_FILE), want[i]);
 	assert_int_equal(lru_ring_pop_tail(e, r, lv->memcg, LRU_INACTIVE_FILE), NIL);

@@ -33,7 +33,7 @@ static inline int lru_ring_alive(const struct engine *e, int memcg, unsigned lru
 
 /* lru_ring_make_room: drop the dead entries of the full ring R (list LRU
  * of MEMCG; NR_LIVE of its entries are alive, UINT32_MAX: not known), and
- * grow it when a quarter would not be free after (lru_ring.c).  0, or -1
+ * grow it when half would not be free after (lru_ring.c).  0, or -1
  * when out of memory. */
 int lru_ring_make_room(struct engine *e, struct lru_ring *r, int memcg, unsigned lru, uint32_t nr_live);
 void lru_ring_release(struct lru_ring *r);

@@ -24,6 +24,7 @@
 #include "sim/page_order.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 /* The shadow's token is the clock modulo 2^32 (EVICTION_MASK: the kernel
  * also packs a truncated clock into the shadow entry). */
@@ -243,40 +244,83 @@ struct xa_node {
 };
 
 struct shadow_nodes {
-	uint32_t *node_of;              /* per folio: its node, NO_NODE if anon */
+	const uint32_t *node_of;        /* per folio: its node, NO_NODE if anon (the trace's) */
 	const uint32_t *pfns;           /* the file folios, node by node (the trace's) */
 	struct xa_node *node;
 	uint32_t nr_nodes;
 };
 
+/* The xarray's shape: which 64-slot node each file page's index falls in
+ * depends on the trace alone, so node_of and the nodes' spans are built
+ * once per open trace (vmr.derived) — a pass over every page that was a
+ * tenth of a short session's replay setup — and each replay copies the
+ * nodes, off every shadow_nodes list, for its own links. */
+struct xa_shape {
+	uint32_t *node_of;
+	struct xa_node *node;           /* first, nr; memcg -1 */
+	uint32_t nr_nodes;
+};
+
+static void xa_shape_free(void *data)
+{
+	struct xa_shape *xs = data;
+	free(xs->node_of);
+	free(xs->node);
+	free(xs);
+}
+
+static const struct xa_shape *xa_shape_build(const struct vmr *v, const struct page_ids *file)
+{
+	struct vmr_derived *d = v->derived;
+	if (d->data[DERIVED_XA_SHAPE])
+		return d->data[DERIVED_XA_SHAPE];
+	const struct vmr_page *pg = v->pages;
+	uint32_t nr_pages = (uint32_t)v->hdr->nr_pages, n = file->nr;
+	struct xa_shape *xs = calloc(1, sizeof(*xs));
+	if (!xs)
+		return NULL;
+	xs->node_of = malloc((nr_pages ? nr_pages : 1) * sizeof(*xs->node_of));
+	xs->node = malloc(n * sizeof(*xs->node));
+	if (!xs->node_of || !xs->node) {
+		xa_shape_free(xs);
+		return NULL;
+	}
+	for (uint32_t i = 0; i < nr_pages; i++)
+		xs->node_of[i] = NO_NODE;
+	for (uint32_t i = 0; i < n; i++) {
+		const struct vmr_page *p = &pg[file->id[i]], *q = i ? &pg[file->id[i - 1]] : NULL;
+		if (!q || q->space != p->space || q->ino != p->ino ||
+		    q->index >> XA_CHUNK_SHIFT != p->index >> XA_CHUNK_SHIFT)
+			xs->node[xs->nr_nodes++] = (struct xa_node){ i, 0, 0, 0, -1 };
+		xs->node[xs->nr_nodes - 1].nr++;
+		xs->node_of[file->id[i]] = xs->nr_nodes - 1;
+	}
+	d->data[DERIVED_XA_SHAPE] = xs;
+	d->free[DERIVED_XA_SHAPE] = xa_shape_free;
+	return xs;
+}
+
 int shadow_nodes_init(struct engine *e)
 {
-	const struct vmr_page *pg = e->v->pages;
 	const struct page_ids *file = pages_file_by_addr(e->v);   /* the trace's */
 	if (!file)
 		return -1;
-	uint32_t n = file->nr;
-	if (!n)
+	if (!file->nr)
 		return 0;
+	const struct xa_shape *xs = xa_shape_build(e->v, file);
+	if (!xs)
+		return -1;
 	struct shadow_nodes *sn = calloc(1, sizeof(*sn));
 	if (!sn)
 		return -1;
 	e->shadow_nodes = sn;
 	sn->pfns = file->id;
-	sn->node_of = malloc(e->nr_folios * sizeof(*sn->node_of));
-	sn->node = malloc(n * sizeof(*sn->node));
-	if (!sn->node_of || !sn->node)
+	sn->node_of = xs->node_of;
+	sn->nr_nodes = xs->nr_nodes;
+	sn->node = malloc(xs->nr_nodes * sizeof(*sn->node));
+	if (!sn->node)
 		return -1;
-	for (uint32_t i = 0; i < e->nr_folios; i++)
-		sn->node_of[i] = NO_NODE;
-	for (uint32_t i = 0; i < n; i++) {
-		const struct vmr_page *p = &pg[sn->pfns[i]], *q = i ? &pg[sn->pfns[i - 1]] : NULL;
-		if (!q || q->space != p->space || q->ino != p->ino ||
-		    q->index >> XA_CHUNK_SHIFT != p->index >> XA_CHUNK_SHIFT)
-			sn->node[sn->nr_nodes++] = (struct xa_node){ i, 0, 0, 0, -1 };
-		sn->node[sn->nr_nodes - 1].nr++;
-		sn->node_of[sn->pfns[i]] = sn->nr_nodes - 1;
-	}
+	memcpy(sn->node, xs->node, xs->nr_nodes * sizeof(*sn->node));
 	return 0;
 }
 
@@ -285,7 +329,6 @@ void shadow_nodes_free(struct engine *e)
 	struct shadow_nodes *sn = e->shadow_nodes;
 	if (!sn)
 		return;
-	free(sn->node_of);
 	free(sn->node);
 	free(sn);
 	e->shadow_nodes = NULL;

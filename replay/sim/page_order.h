@@ -32,8 +32,10 @@ struct page_ids {
 const struct page_ids *pages_anon_by_addr(const struct vmr *v);
 const struct page_ids *pages_file_by_addr(const struct vmr *v);
 
-/* The slots of vmr_derived: these two, and MGLRU's look-around order
- * (lru_gen/look_around.c). */
-enum { DERIVED_ANON_BY_ADDR, DERIVED_FILE_BY_ADDR, DERIVED_MGLRU_ADDR };
+/* The slots of vmr_derived: these two, MGLRU's look-around order
+ * (lru_gen/look_around.c) and the page cache's xarray nodes
+ * (workingset.c). */
+enum { DERIVED_ANON_BY_ADDR, DERIVED_FILE_BY_ADDR, DERIVED_MGLRU_ADDR, DERIVED_XA_SHAPE, DERIVED_NR };
+_Static_assert(DERIVED_NR <= VMR_NR_DERIVED, "vmr_derived has a slot for each");
 
 #endif

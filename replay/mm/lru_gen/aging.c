@@ -64,12 +64,15 @@ static inline uint32_t ring_cursor_wrap(const struct ring_cursor *c, uint32_t i)
 	return i >= c->size ? i - c->size : i;
 }
 
-static __attribute__((flatten)) int inc_min_seq(struct engine *e, int memcg,
-						struct lru_gen_folio *lrugen, int type,
-						int swappiness, uint64_t *moved)
+/* inc_min_seq's loop, for each setting of the two variants it tests per
+ * folio (NO_INVERSION, K612_TIERS: constants in each of inc_min_seq's
+ * four calls, so that each loop has only its own tests); the protected
+ * counts are summed in locals, as nr_pages is. */
+static inline __attribute__((always_inline)) int inc_min_seq_list(struct engine *e, int memcg,
+								  struct lru_gen_folio *lrugen, int type,
+								  int swappiness, uint64_t *moved,
+								  const int no_inversion, const int k612_tiers)
 {
-	int no_inversion = patch_sw_no_inversion(e);
-	int k612_tiers = patch_k612_tiers(e);
 	struct folio *folios = e->folio;
 	unsigned remaining = patch_sw_batched(e) ? MIN_LRU_BATCH : MAX_LRU_BATCH;
 	int hist = lru_hist_from_seq(lrugen->min_seq[type]);
@@ -79,7 +82,7 @@ static __attribute__((flatten)) int inc_min_seq(struct engine *e, int memcg,
 	struct lru_ring *r = &lrugen->folios[old_gen][type], *to = &lrugen->folios[next_gen][type];
 	struct ring_cursor from, dst;
 	int64_t nr_inc = 0;
-	uint64_t nr_moved = 0;
+	uint64_t nr_moved = 0, protected[MAX_NR_TIERS] = { 0 };
 	int batch_done = 0;
 
 	if (!no_inversion) {
@@ -147,7 +150,7 @@ static __attribute__((flatten)) int inc_min_seq(struct engine *e, int memcg,
 		 * mglru+k6.12-tiers: inc_min_seq counts none) */
 		if (!k612_tiers && refs + ws != (1 << LRU_REFS_WIDTH) + 1 &&
 		    !(no_inversion && promoted))
-			lrugen->protected[hist][type][lru_tier_from_refs(refs, ws)]++;
+			protected[lru_tier_from_refs(refs, ws)]++;
 		if (!--remaining) {
 			batch_done = 1;
 			break;
@@ -156,6 +159,8 @@ static __attribute__((flatten)) int inc_min_seq(struct engine *e, int memcg,
 	ring_cursor_store(&from, r, &lrugen->nr_listed[old_gen][type]);
 	ring_cursor_store(&dst, to, &lrugen->nr_listed[next_gen][type]);
 	*moved += nr_moved;
+	for (unsigned tier = 0; tier < MAX_NR_TIERS; tier++)
+		lrugen->protected[hist][type][tier] += protected[tier];
 	lrugen->nr_pages[old_gen][type] -= nr_inc;
 	lrugen->nr_pages[next_gen][type] += nr_inc;
 	if (batch_done)
@@ -164,6 +169,17 @@ done:
 	reset_ctrl_pos(lrugen, type, 1);
 	lrugen->min_seq[type]++;
 	return 1;
+}
+
+static __attribute__((flatten)) int inc_min_seq(struct engine *e, int memcg,
+						struct lru_gen_folio *lrugen, int type,
+						int swappiness, uint64_t *moved)
+{
+	if (patch_sw_no_inversion(e))
+		return patch_k612_tiers(e) ? inc_min_seq_list(e, memcg, lrugen, type, swappiness, moved, 1, 1) :
+					     inc_min_seq_list(e, memcg, lrugen, type, swappiness, moved, 1, 0);
+	return patch_k612_tiers(e) ? inc_min_seq_list(e, memcg, lrugen, type, swappiness, moved, 0, 1) :
+				     inc_min_seq_list(e, memcg, lrugen, type, swappiness, moved, 0, 0);
 }
 
 /* try_to_inc_min_seq: skip empty oldest generations; keep the two types
