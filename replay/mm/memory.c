@@ -231,7 +231,7 @@ void read_pages(struct engine *e, struct task_state *t)
 {
 	if (!t->ra_nr)
 		return;
-	simtime_t done = submit_read_batched(e, &e->file);
+	simtime_t done = submit_read_batched(e, &e->file, t->ra_nr);
 	if (t->ra_nr == 1) {
 		sim_at(&e->sim, done, EV_READ_DONE, t->ra[0].pfn, t->ra[0].seq);
 	} else {
