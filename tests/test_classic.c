@@ -993,6 +993,47 @@ static void readahead_read_time(void **state)
 	unlink(path);
 }
 
+/* A read() that misses charges with readahead's gfp first: its page
+ * comes through page_cache_sync_readahead (page_cache_ra_unbounded's
+ * filemap_add_folio with readahead_gfp_mask, __GFP_NORETRY), and only
+ * when that inserted nothing does filemap_create_folio charge with the
+ * mapping's mask.  A memcg of 4 pages full of anonymous ones, no swap,
+ * and a read of a file page: the NORETRY charge reclaims twice (once,
+ * then again after drain_all_stock) and gives up; the second charge
+ * reclaims 18 times, as oom_after_retries, and the OOM killer comes:
+ * 20 memcg reclaims, none freeing anything. */
+static void read_miss_noretry(void **state)
+{
+	(void)state;
+	char path[64];
+	snprintf(path, sizeof(path), "/tmp/test_classic_rn.%d.vmr", (int)getpid());
+	static const uint8_t kind[5] = { 0, 0, 0, 0, 1 };
+	struct vmr_rec r[2] = { fixture_run(0, VMR_OP_STORE, 0, 4), fixture_rec(4, VMR_OP_READ, 1, 0) };
+	struct fixture_task t = { 0, r, 2 };
+	struct vmr v;
+	struct engine e;
+	char err[256];
+	assert_int_equal(fixture_vmr(path, &t, 1, 5, kind, "page_size\t4096\n"), 0);
+	assert_int_equal(vmr_open(&v, path, err, sizeof(err)), 0);
+	struct engine_params p = { .policy = policy_find("classic"), .swappiness = 60, .page_cluster = 3,
+				   .vma_ra_enabled = 1, .memory_limit = 4 * 4096,
+				   .node_memory = 1ull << 30, .seed = 1 };
+	assert_int_equal(backing_parse("zram", &p.swap, NULL, err, sizeof(err)), 0);
+	assert_int_equal(backing_parse("ssd", &p.file, NULL, err, sizeof(err)), 0);
+	assert_int_equal(engine_init(&e, &v, &p, err, sizeof(err)), 0);
+	e.records.keep = 1;
+	assert_int_equal(engine_run(&e), 0);
+	assert_int_equal(e.records.nr, 20);
+	for (uint64_t i = 0; i < e.records.nr; i++) {
+		assert_int_equal(e.records.all[i].kind, RECLAIM_MEMCG);
+		assert_int_equal(e.records.all[i].nr_reclaimed, 0);
+	}
+	assert_int_equal(e.vm[VM_oom_kill], 1);
+	engine_free(&e);
+	vmr_close(&v);
+	unlink(path);
+}
+
 /* The reclaim of a file page as __remove_mapping does it: off the LRU, a
  * shadow, the folio freed. */
 static void evict_file(struct engine *e, uint32_t pfn)
@@ -1355,6 +1396,7 @@ int main(void)
 		cmocka_unit_test(readahead_locked),
 		cmocka_unit_test(readahead_locked_folio),
 		cmocka_unit_test(readahead_read_time),
+		cmocka_unit_test(read_miss_noretry),
 		cmocka_unit_test(shadow_shrinker),
 		cmocka_unit_test(capture_swappiness),
 		cmocka_unit_test(capture_cgroup_version),
