@@ -562,6 +562,8 @@ static int cmp_ra_wait(const void *a, const void *b)
 static void meta_ra_read_time(struct kevents *k, struct sink *s)
 {
 	size_t n = 0;
+	if (k->nr_ra_wait < 4)
+		return;              /* two sizes seen twice need four windows */
 	qsort(k->ra_wait, k->nr_ra_wait, sizeof(*k->ra_wait), cmp_ra_wait);
 	/* the fastest of each size seen twice or more, first in its run:
 	 * kept in place (of a size seen once, its one wait is not known to
