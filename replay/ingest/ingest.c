@@ -33,8 +33,10 @@
  *   2: kernel-mode faults on user pages (user copies) are accesses;
  *   3: the memcg statistics' flushes (KEVENTS stats_flush);
  *   4: exact streams of processes outside the capture's tree dropped;
- *   5: UML's user copies flagged (VMR_F_UACCESS). */
-#define INGEST_REVISION 5
+ *   5: UML's user copies flagged (VMR_F_UACCESS);
+ *   6: the read-ahead window's read time (file_ra_*: kdemand.c's
+ *      meta_ra_read_time). */
+#define INGEST_REVISION 6
 
 /* The hash reads the trace through a buffer small enough to stay in the
  * core's cache: read() copies into it and the hash reads it back, twice
