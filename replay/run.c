@@ -15,22 +15,26 @@ static uint64_t meta_u64(const struct vmr *v, const char *key, uint64_t def)
 	return strtoull(buf, NULL, 10);
 }
 
-/* ",read=N,write=N,rotational=B" (each where known) for a device the
- * capture measured (PREFIX_read_ns, PREFIX_write_ns: the median request
- * latencies of capture/blk_latency.h; PREFIX_rotational), or "".  A
+/* ",read=N,write=N,rotational=B,ra_base=N,ra_page=N" (each where known)
+ * for a device the capture measured (PREFIX_read_ns, PREFIX_write_ns:
+ * the median request latencies of capture/blk_latency.h;
+ * PREFIX_rotational; PREFIX_ra_base_ns, PREFIX_ra_page_ns: ingest's line
+ * through the synchronous read-ahead windows' read times), or "".  A
  * direction the session made no request in keeps the preset's. */
 static void measured(const struct vmr *v, const char *prefix, char *out, size_t len)
 {
-	static const char *const key_of[] = { "read_ns", "write_ns", "rotational" };
-	static const char *const spec_of[] = { "read", "write", "rotational" };
+	static const char *const key_of[] = { "read_ns", "write_ns", "rotational", "ra_base_ns",
+					      "ra_page_ns" };
+	static const char *const spec_of[] = { "read", "write", "rotational", "ra_base", "ra_page" };
 	size_t off = 0;
 	out[0] = '\0';
-	for (int i = 0; i < 3 && off < len; i++) {
+	for (int i = 0; i < 5 && off < len; i++) {
 		char key[64];
 		snprintf(key, sizeof(key), "%s_%s", prefix, key_of[i]);
 		uint64_t x = meta_u64(v, key, UINT64_MAX);
-		/* what backing_parse takes: 1 ns to 10 s, a flag 0 or 1 */
-		if (i < 2 ? x >= 1 && x <= 10 * NSEC_PER_SEC : x <= 1)
+		/* what backing_parse takes: 1 ns to 10 s (a window's time a
+		 * page from 0), a flag 0 or 1 */
+		if (i == 2 ? x <= 1 : x >= (i == 4 ? 0 : 1) && x <= 10 * NSEC_PER_SEC)
 			off += (size_t)snprintf(out + off, len - off, ",%s=%llu", spec_of[i],
 						(unsigned long long)x);
 	}

@@ -94,6 +94,9 @@ static inline struct scan_control sc_for(int priority, int target)
 /* The memory controller of replay_fixture's machine: cgroup v2 unless a
  * test sets this (cgroup v1 has no dirty throttling: reclaim waits). */
 static int fixture_cgroup_v1;
+/* The file system's device of replay_fixture's machine (a test may set
+ * a window's read time on it). */
+static const char *fixture_file_dev = "ssd";
 
 static inline void replay_fixture(struct engine *e, struct vmr *v, const char *path,
 				  const struct reclaim_policy *pol, const struct fixture_task *t,
@@ -108,7 +111,7 @@ static inline void replay_fixture(struct engine *e, struct vmr *v, const char *p
 				   .memory_limit = limit * 4096, .node_memory = 1ull << 30,
 				   .swap_size = swap * 4096, .seed = 1 };
 	assert_int_equal(backing_parse(swap_dev, &p.swap, NULL, err, sizeof(err)), 0);
-	assert_int_equal(backing_parse("ssd", &p.file, NULL, err, sizeof(err)), 0);
+	assert_int_equal(backing_parse(fixture_file_dev, &p.file, NULL, err, sizeof(err)), 0);
 	assert_int_equal(engine_init(e, v, &p, err, sizeof(err)), 0);
 	assert_int_equal(engine_run(e), 0);
 }

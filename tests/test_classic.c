@@ -1037,6 +1037,88 @@ static void readahead_locked_folio(void **state)
 	unlink(path);
 }
 
+/* A window's read takes what the capture's synchronous windows took for
+ * its size (ra_base + ra_page a page; ingest's line): pages 4-6 read
+ * ahead fill a memcg of 3, the read() of page 4 ends the window, and
+ * page 7's read-ahead 200 us later reclaims.  With ra_base 50 us and
+ * ra_page 100 us the three pages' read takes 350 us: 4-6 are still
+ * locked, as in readahead_locked (pgscan_file 16, pgsteal_file 0, page
+ * 7 not read); at 400 us they have been read and page 7's reclaim frees
+ * them (3 scanned, 3 stolen, page 7 in); so too at 200 us with ra_page 0
+ * (50 us for any size). */
+static void readahead_read_time(void **state)
+{
+	(void)state;
+	char path[64];
+	snprintf(path, sizeof(path), "/tmp/test_classic_rt.%d.vmr", (int)getpid());
+	struct engine e;
+	struct vmr v;
+	static const struct {
+		const char *dev;
+		uint64_t delta;
+		int locked;
+	} c[] = {
+		{ "ssd,ra_base=50000,ra_page=100000", 200000, 1 },
+		{ "ssd,ra_base=50000,ra_page=100000", 400000, 0 },
+		{ "ssd,ra_base=50000,ra_page=0", 200000, 0 },
+	};
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		struct vmr_rec r[3] = { fixture_run(4, VMR_OP_READAHEAD, 1, 3), fixture_rec(4, VMR_OP_READ, 1, 0),
+					fixture_rec(7, VMR_OP_READAHEAD, 1, c[i].delta) };
+		fixture_file_dev = c[i].dev;
+		readahead_run(&e, &v, path, r, 3, 3);
+		assert_int_equal(e.file.p.ra_base_ns, 50000);
+		assert_int_equal(e.vm[VM_pgscan_file], c[i].locked ? 16 : 3);
+		assert_int_equal(e.vm[VM_pgsteal_file], c[i].locked ? 0 : 3);
+		assert_int_equal(!!(e.folio[7].flags & PG_resident), !c[i].locked);
+		engine_free(&e);
+		vmr_close(&v);
+	}
+	fixture_file_dev = "ssd";
+	unlink(path);
+}
+
+/* A read() that misses charges with readahead's gfp first: its page
+ * comes through page_cache_sync_readahead (page_cache_ra_unbounded's
+ * filemap_add_folio with readahead_gfp_mask, __GFP_NORETRY), and only
+ * when that inserted nothing does filemap_create_folio charge with the
+ * mapping's mask.  A memcg of 4 pages full of anonymous ones, no swap,
+ * and a read of a file page: the NORETRY charge reclaims twice (once,
+ * then again after drain_all_stock) and gives up; the second charge
+ * reclaims 18 times, as oom_after_retries, and the OOM killer comes:
+ * 20 memcg reclaims, none freeing anything. */
+static void read_miss_noretry(void **state)
+{
+	(void)state;
+	char path[64];
+	snprintf(path, sizeof(path), "/tmp/test_classic_rn.%d.vmr", (int)getpid());
+	static const uint8_t kind[5] = { 0, 0, 0, 0, 1 };
+	struct vmr_rec r[2] = { fixture_run(0, VMR_OP_STORE, 0, 4), fixture_rec(4, VMR_OP_READ, 1, 0) };
+	struct fixture_task t = { 0, r, 2 };
+	struct vmr v;
+	struct engine e;
+	char err[256];
+	assert_int_equal(fixture_vmr(path, &t, 1, 5, kind, "page_size\t4096\n"), 0);
+	assert_int_equal(vmr_open(&v, path, err, sizeof(err)), 0);
+	struct engine_params p = { .policy = policy_find("classic"), .swappiness = 60, .page_cluster = 3,
+				   .vma_ra_enabled = 1, .memory_limit = 4 * 4096,
+				   .node_memory = 1ull << 30, .seed = 1 };
+	assert_int_equal(backing_parse("zram", &p.swap, NULL, err, sizeof(err)), 0);
+	assert_int_equal(backing_parse("ssd", &p.file, NULL, err, sizeof(err)), 0);
+	assert_int_equal(engine_init(&e, &v, &p, err, sizeof(err)), 0);
+	e.records.keep = 1;
+	assert_int_equal(engine_run(&e), 0);
+	assert_int_equal(e.records.nr, 20);
+	for (uint64_t i = 0; i < e.records.nr; i++) {
+		assert_int_equal(e.records.all[i].kind, RECLAIM_MEMCG);
+		assert_int_equal(e.records.all[i].nr_reclaimed, 0);
+	}
+	assert_int_equal(e.vm[VM_oom_kill], 1);
+	engine_free(&e);
+	vmr_close(&v);
+	unlink(path);
+}
+
 /* The reclaim of a file page as __remove_mapping does it: off the LRU, a
  * shadow, the folio freed. */
 static void evict_file(struct engine *e, uint32_t pfn)
@@ -1406,6 +1488,8 @@ int main(void)
 		cmocka_unit_test(readahead_pages),
 		cmocka_unit_test(readahead_locked),
 		cmocka_unit_test(readahead_locked_folio),
+		cmocka_unit_test(readahead_read_time),
+		cmocka_unit_test(read_miss_noretry),
 		cmocka_unit_test(shadow_shrinker),
 		cmocka_unit_test(capture_swappiness),
 		cmocka_unit_test(capture_cgroup_version),

@@ -525,6 +525,72 @@ static void bridged(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* The read time of a read-ahead window, from the synchronous windows a
+ * read() waited for (note_sync_read, meta_ra_read_time): two windows
+ * each of 1 page (waited 300 and 900 ns), 2 (500, 700), 4 (400, 450)
+ * and 8 (1,300, 1,500), one of 16 (2,000: a size seen once, left out);
+ * a get_pages outside the pages just inserted is no sample.  The fastest
+ * of N pages or more: L(1) 300, L(2) 400, L(4) 400, L(8) 1,300; the
+ * slopes of their pairs 100, 33.3, 142.9, 0, 150, 225, median
+ * (100 + 142.9) / 2 = 121.4 ns a page; what each took beyond it 178.6,
+ * 157.1, -85.7, 328.6, median (157.1 + 178.6) / 2 = 167.9 ns. */
+static void sync_read_time(void **state)
+{
+	(void)state;
+	struct ctf c;
+	ctf_begin(&c, "readtime", "ust", "lttng-ust", "");
+	ctf_event_class(&c, B_SESSION, "vmreplay_capture:capture_session",
+			"uint32_t _root_pid; string _cgroup; uint32_t _cgroup_version; uint64_t _memory_limit; "
+			"int32_t _swappiness; string _swap_kind; string _swap_device; uint64_t _swap_size; "
+			"string _kernel_source; string _lru_kind; string _thp; uint32_t _period_ms; "
+			"uint8_t _damon; uint64_t _damon_sample_us; uint64_t _damon_aggr_us; "
+			"uint64_t _damon_update_us; string _damon_note; string _filter;");
+	ctf_event_class(&c, B_GET_PAGES, "vmreplay_kernel:mm_filemap_get_pages",
+			KCOMMON "uint64_t _i_ino; uint32_t _s_dev; uint64_t _index; uint64_t _last_index;");
+	ctf_event_class(&c, B_ADD, "vmreplay_kernel:mm_filemap_add_to_page_cache",
+			KCOMMON "xint64_t _pfn; uint64_t _i_ino; uint64_t _index; uint32_t _s_dev; uint8_t _order;");
+	const uint64_t base = 500000000;
+	ev(&c, B_SESSION, base);
+	u32(&c.ev, 200); str(&c.ev, "/sys/fs/cgroup/memory/x"); u32(&c.ev, 1); u64(&c.ev, 64 << 20);
+	i32(&c.ev, 100); str(&c.ev, "file"); str(&c.ev, "/var/tmp/s"); u64(&c.ev, 256 << 20);
+	str(&c.ev, "tracefs-bridge"); str(&c.ev, "classic"); str(&c.ev, "madvise"); u32(&c.ev, 100);
+	u8(&c.ev, 0); u64(&c.ev, 0); u64(&c.ev, 0); u64(&c.ev, 0); str(&c.ev, ""); str(&c.ev, "test");
+	const uint32_t sdev = (8u << 20) | 1;
+	/* file, pages, first index, the get_pages' index, wait after the last insertion */
+	static const struct { uint64_t ino, pages, first, read, wait; } w[] = {
+		{ 90, 1, 0, 0, 300 },  { 91, 1, 0, 0, 900 },  { 92, 2, 0, 0, 500 },   { 93, 2, 0, 0, 700 },
+		{ 94, 4, 0, 0, 400 },  { 95, 4, 0, 0, 450 },  { 96, 8, 0, 0, 1300 },  { 97, 8, 0, 0, 1500 },
+		{ 98, 16, 0, 0, 2000 }, { 99, 1, 5, 0, 100 },
+	};
+	uint64_t seq = 1;
+	for (size_t i = 0; i < sizeof(w) / sizeof(w[0]); i++) {
+		uint64_t kts = 10000 * (i + 1);
+		for (uint64_t p = 0; p < w[i].pages; p++) {
+			ev(&c, B_ADD, base + seq++);
+			kcommon(&c, kts + p, 200);
+			u64(&c.ev, 0x1000 + seq); u64(&c.ev, w[i].ino); u64(&c.ev, w[i].first + p); u32(&c.ev, sdev);
+			u8(&c.ev, 0);
+		}
+		ev(&c, B_GET_PAGES, base + seq++);
+		kcommon(&c, kts + w[i].pages - 1 + w[i].wait, 200);
+		u64(&c.ev, w[i].ino); u32(&c.ev, sdev); u64(&c.ev, w[i].read); u64(&c.ev, w[i].read);
+	}
+	ctf_end(&c);
+
+	char out[600];
+	snprintf(out, sizeof(out), "%s.vmr", c.dir);
+	struct vmr v;
+	ingest_to(&c, out, &v);
+	assert_string_equal(meta(&v, "file_ra_windows"), "9");
+	assert_string_equal(meta(&v, "file_ra_page_ns"), "121");
+	assert_string_equal(meta(&v, "file_ra_base_ns"), "168");
+	vmr_close(&v);
+	unlink(out);
+	char cmd[600];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", c.dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 /* ------------------------------------------------------------------ */
 /* Hostile traces: values a replay could not trust are refused where    */
 /* they enter, naming trace, event and field                            */
@@ -1183,6 +1249,7 @@ int main(void)
 		cmocka_unit_test(kernel_domain),
 		cmocka_unit_test(kernel_missing_field),
 		cmocka_unit_test(bridged),
+		cmocka_unit_test(sync_read_time),
 		cmocka_unit_test(stats_flushes),
 		cmocka_unit_test(hostile_page_size),
 		cmocka_unit_test(hostile_cgroup),

@@ -37,8 +37,10 @@
  *   6: clock_monotonic_offset_ns (the capture's time since boot);
  *   7: the page cache a copy-on-write fault reads in is read-ahead;
  *   8: a DAMON pass covers ceil(S * a / N) pages of its region (damon_window);
- *   9: the accessed-bit sampler's pte_young observations are LOADs. */
-#define INGEST_REVISION 9
+ *   9: the accessed-bit sampler's pte_young observations are LOADs;
+ *  10: the read-ahead window's read time (file_ra_*: kdemand.c's
+ *      meta_ra_read_time). */
+#define INGEST_REVISION 10
 
 /* The hash reads the trace through a buffer small enough to stay in the
  * core's cache: read() copies into it and the hash reads it back, twice

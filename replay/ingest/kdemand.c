@@ -84,6 +84,39 @@ static int readahead_range(struct walk *w, const struct kdem *a, uint64_t lo, ui
 				 VMR_OP_READAHEAD | (in_fault ? VMR_F_FAULT : 0));
 }
 
+/* A read() that starts a synchronous read-ahead window waits for it:
+ * filemap_get_pages calls page_cache_sync_readahead, which inserts the
+ * window's folios locked and submits their read (read_pages), then
+ * filemap_update_page waits for the lock of the folio at the read's
+ * index, and only then is mm_filemap_get_pages traced.  The task's last
+ * pending insertions, a run of consecutive indices of the read's file
+ * that holds its index, are that window (not those of a fault's
+ * read-ahead, flagged); from the last of them to the get_pages is the
+ * window's read time as the capture's disk gave it — building the bios,
+ * the queue, the device, the completion: the trace does not split them. */
+static int note_sync_read(struct kevents *k, const struct tinfo *t, const struct kdem *d)
+{
+	if (!t->pend_nr)
+		return 0;
+	const struct kdem *last = &k->pend[t->pend_first + t->pend_nr - 1];
+	if ((last->order & 0x80) || last->dev != d->dev || last->a != d->a || d->ts < last->ts)
+		return 0;
+	uint64_t lo = last->b, hi = last->b + (1ull << (last->order & 0x7f));
+	for (size_t i = t->pend_nr - 1; i-- > 0;) {
+		const struct kdem *a = &k->pend[t->pend_first + i];
+		if ((a->order & 0x80) || a->dev != d->dev || a->a != d->a ||
+		    a->b + (1ull << (a->order & 0x7f)) != lo)
+			break;
+		lo = a->b;
+	}
+	if (d->b < lo || d->b >= hi)
+		return 0;
+	if (GROW(k, ra_wait, nr_ra_wait, cap_ra_wait) != 0)
+		return -1;
+	k->ra_wait[k->nr_ra_wait++] = (struct ra_wait){ hi - lo, d->ts - last->ts };
+	return 0;
+}
+
 /* Page-cache adds a task made since its last demand event are resolved
  * by what it does next: the read they were read-ahead for (a get_pages of
  * the same file) or the fault they came after drops them (the read or
@@ -538,6 +571,79 @@ static int expand_damon(struct kevents *k)
 	return 0;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static double median_of(double *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static int cmp_ra_wait(const void *a, const void *b)
+{
+	const struct ra_wait *x = a, *y = b;
+	if (x->pages != y->pages)
+		return x->pages < y->pages ? -1 : 1;
+	return x->ns < y->ns ? -1 : x->ns > y->ns;
+}
+
+/* A read-ahead window's read time as a line in its pages, a + b * pages,
+ * through the capture's synchronous windows (note_sync_read), taken at
+ * their lower envelope: a window waited for behind requests already in
+ * the device's queue (another window's, a swap-in's) took longer by
+ * their time, which is not the window's, and which the replay, whose
+ * windows take no queue slot, must not stretch by the page.  A window of
+ * more pages never reads faster on an idle device, so the fastest wait
+ * seen for a window of N pages or more, L(N), is what N pages took at
+ * most with nothing ahead.  The line through the L(N) of the sizes seen
+ * at least twice is Theil-Sen's: b the median slope over their pairs, a
+ * the median of what each took beyond b a page.  Written where two such
+ * sizes were seen (file_ra_base_ns, file_ra_page_ns, file_ra_windows:
+ * all the windows; run.c gives them to the replay's file device,
+ * page_io.c's submit_read_batched). */
+static void meta_ra_read_time(struct kevents *k, struct sink *s)
+{
+	size_t n = 0;
+	if (k->nr_ra_wait < 4)
+		return;              /* two sizes seen twice need four windows */
+	qsort(k->ra_wait, k->nr_ra_wait, sizeof(*k->ra_wait), cmp_ra_wait);
+	/* the fastest of each size seen twice or more, first in its run:
+	 * kept in place (of a size seen once, its one wait is not known to
+	 * have had nothing ahead of it) */
+	for (size_t i = 0; i + 1 < k->nr_ra_wait; i++)
+		if ((!i || k->ra_wait[i].pages != k->ra_wait[i - 1].pages) &&
+		    k->ra_wait[i + 1].pages == k->ra_wait[i].pages)
+			k->ra_wait[n++] = k->ra_wait[i];
+	if (n < 2)
+		return;
+	/* L(N): the fastest of N pages or more */
+	for (size_t i = n - 1; i-- > 0;)
+		if (k->ra_wait[i + 1].ns < k->ra_wait[i].ns)
+			k->ra_wait[i].ns = k->ra_wait[i + 1].ns;
+	double *v = malloc(n * (n - 1) / 2 * sizeof(*v));
+	if (!v)
+		return;              /* no calibration: the median request stands */
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = i + 1; j < n; j++)
+			v[m++] = ((double)k->ra_wait[j].ns - (double)k->ra_wait[i].ns) /
+				 ((double)k->ra_wait[j].pages - (double)k->ra_wait[i].pages);
+	double b = median_of(v, m);
+	if (b < 0)
+		b = 0;               /* a read never takes less for more pages */
+	for (size_t i = 0; i < n; i++)
+		v[i] = (double)k->ra_wait[i].ns - b * (double)k->ra_wait[i].pages;
+	double a = median_of(v, n);
+	ingest_sink_meta(s, "file_ra_base_ns", "%llu", (unsigned long long)(a < 1 ? 1 : a + 0.5));
+	ingest_sink_meta(s, "file_ra_page_ns", "%llu", (unsigned long long)(b + 0.5));
+	ingest_sink_meta(s, "file_ra_windows", "%zu", k->nr_ra_wait);
+	free(v);
+}
+
 static void meta_session(struct kevents *k, struct sink *s)
 {
 	if (k->saw_session) {
@@ -601,6 +707,7 @@ static void meta_session(struct kevents *k, struct sink *s)
 			ingest_sink_meta(s, key, "%llu", (unsigned long long)k->cap.dev_nr[d][i]);
 		}
 	}
+	meta_ra_read_time(k, s);
 	if (k->cap.have_end) {
 		ingest_sink_meta(s, "ftrace_lost_events", "%llu", (unsigned long long)k->cap.end_lost);
 		ingest_sink_meta(s, "bridged_events", "%llu", (unsigned long long)k->cap.end_bridged);
@@ -817,6 +924,7 @@ int kevents_finish(struct kevents *k, struct sink *s)
 				rc |= on_fault(&w, t, d);
 				break;
 			case KK_FILEMAP_GET_PAGES:
+				rc |= note_sync_read(k, t, d);
 				rc |= resolve_pending(&w, t, d);
 				t->last_fault_file = 0;
 				if (same_read(t, d)) {

@@ -247,6 +247,7 @@ void kevents_free(struct kevents *k)
 	free(k->t);
 	free(k->tslot);
 	free(k->pend);
+	free(k->ra_wait);
 	free(k->ins);
 	free(k->exec);
 	free(k->evict);

@@ -107,6 +107,11 @@ struct kevents {
 	/* pending filemap adds, by task */
 	struct kdem *pend;
 	size_t nr_pend, cap_pend;
+	/* the synchronous read-ahead windows a read() waited for
+	 * (note_sync_read): pages and ns from the last insertion to the
+	 * read's get_pages */
+	struct ra_wait { uint64_t pages, ns; } *ra_wait;
+	size_t nr_ra_wait, cap_ra_wait;
 	/* file pages the workload inserted into the page cache */
 	struct pkey { uint64_t dev, ino, index; } *ins;
 	size_t nr_ins, cap_ins;

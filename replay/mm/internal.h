@@ -107,7 +107,7 @@ void swap_slots_free(struct engine *e);
 simtime_t submit_read(struct engine *e, struct backing *dev);
 /* A read-ahead window's read, nobody waiting for it; returns when it
  * completes. */
-simtime_t submit_read_batched(struct engine *e, struct backing *dev);
+simtime_t submit_read_batched(struct engine *e, struct backing *dev, uint32_t pages);
 /* An asynchronous write of PFN to its device; folio_end_writeback runs
  * when it completes.  With PLUG (the writer's current->plug) the write
  * waits there until the plug is flushed. */

@@ -103,19 +103,30 @@ int fault_in(struct engine *e, struct task_state *t, uint32_t pfn, unsigned op, 
 	int memcg = swap_ra ? f->memcg : folio_charge_memcg(e, t, pfn);
 	uint32_t owner = swap_ra ? f->owner : t->proc;
 	/* Page-cache read-ahead allocates with readahead_gfp_mask
-	 * (__GFP_NORETRY); swap read-ahead with the fault's own mask. */
-	int noretry = readahead && file;
+	 * (__GFP_NORETRY); swap read-ahead with the fault's own mask.  So does
+	 * a read() that misses: filemap_get_pages reads the page in through
+	 * page_cache_sync_readahead (page_cache_ra_unbounded's
+	 * ractl_alloc_folio and filemap_add_folio with readahead_gfp_mask),
+	 * and only when that inserted nothing does filemap_create_folio
+	 * allocate with the mapping's own mask, which may OOM. */
+	int noretry = file && (readahead || op == VMR_OP_READ);
 	/* Read-ahead pages come in the same read as the page the task waits
 	 * for (or asynchronously): they add no stall of their own. */
 	int major = !readahead && ((f->flags & PG_swapped) || (file && (f->flags & PG_seen)));
 
 	/* Others touching the page wait until it is in (folio_lock). */
 	f->flags |= PG_locked;
-	int r = alloc_pages(e, t, noretry);
-	if (r == 1) {
-		r = try_charge_memcg(e, t, memcg, noretry);
-		if (r != 1)
-			e->node.nr_free++;
+	int r;
+	for (;;) {
+		r = alloc_pages(e, t, noretry);
+		if (r == 1) {
+			r = try_charge_memcg(e, t, memcg, noretry);
+			if (r != 1)
+				e->node.nr_free++;
+		}
+		if (r != ALLOC_NOMEM || readahead || !noretry)
+			break;
+		noretry = 0;            /* filemap_create_folio */
 	}
 	if (r != 1) {
 		f->flags &= ~PG_locked;
@@ -237,7 +248,7 @@ void read_pages(struct engine *e, struct task_state *t)
 {
 	if (!t->ra_nr)
 		return;
-	simtime_t done = submit_read_batched(e, &e->file);
+	simtime_t done = submit_read_batched(e, &e->file, t->ra_nr);
 	if (t->ra_nr == 1) {
 		sim_at(&e->sim, done, EV_READ_DONE, t->ra[0].pfn, t->ra[0].seq);
 	} else {

@@ -17,14 +17,18 @@ simtime_t submit_read(struct engine *e, struct backing *dev)
 	return done;
 }
 
-/* The read of a read-ahead window (read_pages: one request for all its
- * folios), which nobody here waits for: it completes one request's
- * latency on (the capture's median, without jitter) and takes no slot
- * in the device's queue, whose requests here are single pages. */
-simtime_t submit_read_batched(struct engine *e, struct backing *dev)
+/* The read of a read-ahead window of PAGES pages (read_pages: the file
+ * system's bios for all its folios), which nobody here waits for and
+ * which takes no slot in the device's queue, whose requests here are
+ * single pages.  It completes, without jitter, after what the capture's
+ * synchronous windows took for that many pages (ra_base_ns + ra_page_ns
+ * a page: ingest's line through them, DEVIATIONS.md), or where the
+ * capture measured none, one request's latency (its median). */
+simtime_t submit_read_batched(struct engine *e, struct backing *dev, uint32_t pages)
 {
 	dev->reads++;
-	return e->sim.now + dev->p.delay_ns + dev->p.read_ns;
+	simtime_t t = dev->p.ra_base_ns ? dev->p.ra_base_ns + dev->p.ra_page_ns * pages : dev->p.read_ns;
+	return e->sim.now + dev->p.delay_ns + t;
 }
 
 static void submit_write_now(struct engine *e, uint32_t pfn)

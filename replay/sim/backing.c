@@ -18,11 +18,11 @@
  * device's queue and throughput are the SSD's (depth 32 busy for 50 ms
  * each would pass 640 pages a second). */
 static const struct backing_params presets[] = {
-	{ "zram",          1,      3000,      10000,  1, 10, 0, 0 },
-	{ "ssd",           0,    100000,      50000, 32, 10, 0, 0 },
-	{ "hdd",           0,   8000000,    8000000,  1, 10, 1, 0 },
-	{ "dm-delay-10ms", 0,    100000,      50000, 32, 10, 0, 10000000 },
-	{ "dm-delay-50ms", 0,    100000,      50000, 32, 10, 0, 50000000 },
+	{ "zram",          1,      3000,      10000,  1, 10, 0, 0, 0, 0 },
+	{ "ssd",           0,    100000,      50000, 32, 10, 0, 0, 0, 0 },
+	{ "hdd",           0,   8000000,    8000000,  1, 10, 1, 0, 0, 0 },
+	{ "dm-delay-10ms", 0,    100000,      50000, 32, 10, 0, 10000000, 0, 0 },
+	{ "dm-delay-50ms", 0,    100000,      50000, 32, 10, 0, 50000000, 0, 0 },
 };
 
 const char backing_presets_help[] =
@@ -113,9 +113,20 @@ int backing_parse(const char *spec, struct backing_params *p, uint64_t *size,
 				return -1;
 			}
 			p->rotational = (int)v;
+		} else if (strcmp(tok, "ra_base") == 0 || strcmp(tok, "ra_page") == 0) {
+			/* a window's base is a latency, its per-page part may be 0 */
+			if (cli_parse_u64(val, tok[3] == 'b', 10 * NSEC_PER_SEC, &v) != 0) {
+				snprintf(err, errlen, "%s: '%s' is not a time in ns (%d-10^10)", tok, val,
+					 tok[3] == 'b');
+				return -1;
+			}
+			if (tok[3] == 'b')
+				p->ra_base_ns = v;
+			else
+				p->ra_page_ns = v;
 		} else {
 			snprintf(err, errlen, "'%s' is not a device parameter (size, read, write, depth, "
-				 "jitter, rotational)", tok);
+				 "jitter, rotational, ra_base, ra_page)", tok);
 			return -1;
 		}
 	}

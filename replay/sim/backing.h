@@ -9,7 +9,7 @@
  * delay has expired (delay_bio, flush_delayed_bios).  Presets are the cases the reclaim
  * patches were measured on; every parameter can be overridden:
  *   --swap PRESET[,size=SIZE][,read=NS][,write=NS][,depth=N][,jitter=PCT]
- *          [,rotational=0|1]
+ *          [,rotational=0|1][,ra_base=NS][,ra_page=NS]
  */
 #ifndef BACKING_H
 #define BACKING_H
@@ -26,6 +26,10 @@ struct backing_params {
 	uint32_t jitter_pct;         /* +- uniform jitter, seeded */
 	int rotational;              /* queue/rotational: a spinning disk */
 	simtime_t delay_ns;          /* held before the queue: dm-delay */
+	/* A read-ahead window's read, ra_base_ns + ra_page_ns per page, as
+	 * the capture's synchronous windows took it (ra_base_ns 0: one
+	 * request's read_ns, whatever the window's size) */
+	simtime_t ra_base_ns, ra_page_ns;
 };
 
 /* A device's queue: when each of its depth slots is next free. */
