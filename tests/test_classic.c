@@ -908,6 +908,21 @@ static void readahead_run(struct engine *e, struct vmr *v, const char *path, con
 	replay_fixture(e, v, path, policy_find("classic"), &t, 8, kind, limit, 0, "zram");
 }
 
+/* The two outcomes of the window tests below, then the replay freed: a
+ * reclaim that met pages 4-6 still locked under their read (LOCKED:
+ * pgscan_file 16, nothing stolen, page 7 never read), or one that freed
+ * them once read (3 scanned, 3 stolen, page 7 in). */
+static void window_outcome(struct engine *e, struct vmr *v, int locked)
+{
+	assert_int_equal(e->vm[VM_pgscan_file], locked ? 16 : 3);
+	assert_int_equal(e->vm[VM_pgsteal_file], locked ? 0 : 3);
+	for (int p = 4; !locked && p < 7; p++)
+		assert_false(e->folio[p].flags & PG_resident);
+	assert_int_equal(!!(e->folio[7].flags & PG_resident), !locked);
+	engine_free(e);
+	vmr_close(v);
+}
+
 static void readahead_pages(void **state)
 {
 	(void)state;
@@ -977,22 +992,12 @@ static void readahead_locked(void **state)
 	struct vmr v;
 	struct vmr_rec now[2] = { fixture_run(4, VMR_OP_READAHEAD, 1, 3), fixture_rec(7, VMR_OP_READAHEAD, 1, 0) };
 	readahead_run(&e, &v, path, now, 2, 3);
-	assert_int_equal(e.vm[VM_pgscan_file], 16);
-	assert_int_equal(e.vm[VM_pgsteal_file], 0);
-	assert_false(e.folio[7].flags & PG_resident);
-	engine_free(&e);
-	vmr_close(&v);
+	window_outcome(&e, &v, 1);
 
 	struct vmr_rec later[3] = { fixture_run(4, VMR_OP_READAHEAD, 1, 3), fixture_rec(4, VMR_OP_READ, 1, 0),
 				    fixture_rec(7, VMR_OP_READAHEAD, 1, 200000) };
 	readahead_run(&e, &v, path, later, 3, 3);
-	assert_int_equal(e.vm[VM_pgscan_file], 3);
-	assert_int_equal(e.vm[VM_pgsteal_file], 3);
-	for (int p = 4; p < 7; p++)
-		assert_false(e.folio[p].flags & PG_resident);
-	assert_true(e.folio[7].flags & PG_resident);
-	engine_free(&e);
-	vmr_close(&v);
+	window_outcome(&e, &v, 0);
 	unlink(path);
 }
 
@@ -1018,22 +1023,12 @@ static void readahead_locked_folio(void **state)
 	struct vmr_rec near[3] = { fixture_run(4, VMR_OP_READAHEAD, 1, 3), fixture_rec(0, VMR_OP_DELAY, 0, 1000000),
 				   fixture_run(7, VMR_OP_READAHEAD, 1, 1) };
 	readahead_run(&e, &v, path, near, 3, 3);
-	assert_int_equal(e.vm[VM_pgscan_file], 16);
-	assert_int_equal(e.vm[VM_pgsteal_file], 0);
-	assert_false(e.folio[7].flags & PG_resident);
-	engine_free(&e);
-	vmr_close(&v);
+	window_outcome(&e, &v, 1);
 
 	struct vmr_rec far[3] = { fixture_run(4, VMR_OP_READAHEAD, 1, 3), fixture_rec(1, VMR_OP_DELAY, 0, 0),
 				  fixture_run(7, VMR_OP_READAHEAD, 1, 1) };
 	readahead_run(&e, &v, path, far, 3, 3);
-	assert_int_equal(e.vm[VM_pgscan_file], 3);
-	assert_int_equal(e.vm[VM_pgsteal_file], 3);
-	for (int p = 4; p < 7; p++)
-		assert_false(e.folio[p].flags & PG_resident);
-	assert_true(e.folio[7].flags & PG_resident);
-	engine_free(&e);
-	vmr_close(&v);
+	window_outcome(&e, &v, 0);
 	unlink(path);
 }
 
@@ -1068,11 +1063,7 @@ static void readahead_read_time(void **state)
 		fixture_file_dev = c[i].dev;
 		readahead_run(&e, &v, path, r, 3, 3);
 		assert_int_equal(e.file.p.ra_base_ns, 50000);
-		assert_int_equal(e.vm[VM_pgscan_file], c[i].locked ? 16 : 3);
-		assert_int_equal(e.vm[VM_pgsteal_file], c[i].locked ? 0 : 3);
-		assert_int_equal(!!(e.folio[7].flags & PG_resident), !c[i].locked);
-		engine_free(&e);
-		vmr_close(&v);
+		window_outcome(&e, &v, c[i].locked);
 	}
 	fixture_file_dev = "ssd";
 	unlink(path);
