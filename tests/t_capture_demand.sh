@@ -15,8 +15,7 @@ set -u
 . tests/tap.sh
 hold_lock /run/vmreplay-capture.lock "$@"
 mount_tracefs
-build=${1:-build}
-vmr=$PWD/$build/vmreplay
+tap_scratch "${1:-build}" /tmp/t_capture_demand.XXXXXX
 why=""
 [ "$(id -u)" = 0 ] || why="needs root (memory cgroup, swap, tracefs)"
 [ -z "$why" ] && [ ! -d /sys/kernel/tracing/events/syscalls/sys_enter_madvise ] &&
@@ -26,9 +25,6 @@ if [ -n "$why" ]; then
     skip "capture of demand no user-mode fault shows" "$why"
     exit 0
 fi
-tmp=$(mktemp -d /tmp/t_capture_demand.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-export VMREPLAY_CACHE=$tmp/cache
 cat >"$tmp/populate.py" <<'PY'
 import ctypes, mmap, sys
 libc = ctypes.CDLL(None, use_errno=True)

@@ -18,8 +18,7 @@ set -u
 . tests/tap.sh
 hold_lock /run/vmreplay-capture.lock "$@"
 mount_tracefs
-build=${1:-build}
-vmr=$PWD/$build/vmreplay
+tap_scratch "${1:-build}" /tmp/t_capture_flush.XXXXXX
 
 why=$(capture_unmet "$build")
 if [ -z "$why" ]; then
@@ -35,9 +34,6 @@ fi
 event=memcg:memcg_flush_stats
 echo "$has" | grep -q memcg_flush_stats || event=cgroup:cgroup_rstat_locked
 
-tmp=$(mktemp -d /tmp/t_capture_flush.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-export VMREPLAY_CACHE=$tmp/cache
 cat >"$tmp/job.sh" <<EOF
 #!/bin/sh
 head -c 16M /dev/zero > $tmp/data && sleep 2.6 && rm $tmp/data

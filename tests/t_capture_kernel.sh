@@ -16,8 +16,7 @@
 set -u
 . tests/tap.sh
 hold_lock /run/vmreplay-capture.lock "$@"
-build=${1:-build}
-vmr=$PWD/$build/vmreplay
+tap_scratch "${1:-build}" /tmp/t_capture_kernel.XXXXXX
 wl=$PWD/$build/workloads
 
 why=$(capture_unmet "$build")
@@ -27,9 +26,6 @@ if [ -n "$why" ]; then
     exit 0
 fi
 
-tmp=$(mktemp -d /tmp/t_capture_kernel.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-export VMREPLAY_CACHE=$tmp/cache
 
 # Everything the captures of this test may change, as one text to compare.
 # Names carry the capture's pid, so captures of other runs (a concurrent

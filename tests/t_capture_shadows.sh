@@ -19,8 +19,7 @@ set -u
 . tests/tap.sh
 hold_lock /run/vmreplay-capture.lock "$@"
 mount_tracefs
-build=${1:-build}
-vmr=$PWD/$build/vmreplay
+tap_scratch "${1:-build}" /var/tmp/t_capture_shadows.XXXXXX
 
 why=$(capture_unmet "$build")
 if [ -n "$why" ]; then
@@ -29,9 +28,6 @@ if [ -n "$why" ]; then
 fi
 
 # on disk, not tmpfs: shmem pages go to swap, not to shadow entries
-tmp=$(mktemp -d /var/tmp/t_capture_shadows.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-export VMREPLAY_CACHE=$tmp/cache
 {
     printf '#!/bin/sh\ncat "$0" >/dev/null\nexit 0\n'
     head -c 24M /dev/zero | tr '\0' '#'

@@ -18,8 +18,7 @@ set -u
 . tests/tap.sh
 hold_lock /run/vmreplay-capture.lock "$@"
 mount_tracefs
-build=${1:-build}
-vmr=$PWD/$build/vmreplay
+tap_scratch "${1:-build}" /tmp/t_capture_young.XXXXXX
 why=""
 [ "$(id -u)" = 0 ] || why="needs root (memory cgroup, swap, tracefs, BPF)"
 [ -z "$why" ] && [ "$(uname -m)" != x86_64 ] && why="the sampler walks x86-64 page tables"
@@ -29,9 +28,6 @@ if [ -n "$why" ]; then
     skip "capture of re-referenced resident pages" "$why"
     exit 0
 fi
-tmp=$(mktemp -d /tmp/t_capture_young.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-export VMREPLAY_CACHE=$tmp/cache
 cat >"$tmp/retouch.py" <<'PY'
 import ctypes, mmap, os, sys, time
 P, n = 4096, 2048

@@ -67,14 +67,15 @@ capture_unmet() {
     done
     [ -x "$1/vmreplay-capture-agent" ] || echo "$1/vmreplay-capture-agent not built"
 }
-# tap_scratch BUILD: the common start of a test of the built vmreplay —
-# build (BUILD), vmr (its vmreplay), tmp (a scratch folder removed on
-# exit) and a trace cache of the test's own inside it (VMREPLAY_CACHE), so
-# that tests running side by side never share ingested traces.
+# tap_scratch BUILD [TEMPLATE]: the common start of a test of the built
+# vmreplay — build (BUILD), vmr (its vmreplay), tmp (a scratch folder, from
+# mktemp's TEMPLATE where given, removed on exit) and a trace cache of the
+# test's own inside it (VMREPLAY_CACHE), so that tests running side by
+# side never share ingested traces.
 tap_scratch() {
     build=$1
     vmr=$PWD/$build/vmreplay
-    tmp=$(mktemp -d)
+    tmp=$(mktemp -d ${2:+"$2"})
     trap 'rm -rf "$tmp"' EXIT
     export VMREPLAY_CACHE=$tmp/cache
 }

@@ -624,7 +624,10 @@ static void meta_ra_read_time(struct kevents *k, struct sink *s)
 	for (size_t i = n - 1; i-- > 0;)
 		if (k->ra_wait[i + 1].ns < k->ra_wait[i].ns)
 			k->ra_wait[i].ns = k->ra_wait[i + 1].ns;
-	double *v = malloc(n * (n - 1) / 2 * sizeof(*v));
+	/* the pairs' slopes, then each size's intercept: n(n-1)/2 of the
+	 * first, n of the second (more than the pairs where n is 2) */
+	size_t pairs = n * (n - 1) / 2;
+	double *v = malloc((pairs > n ? pairs : n) * sizeof(*v));
 	if (!v)
 		return;              /* no calibration: the median request stands */
 	size_t m = 0;
