@@ -322,6 +322,13 @@ enum {
 };
 
 #define KCOMMON "uint64_t _kts; uint32_t _kcpu; int32_t _ktid; int32_t _kpid; "
+/* vmreplay_capture:capture_session's fields (capture/vmreplay_capture_tp.h),
+ * as far as these tests' sessions need them */
+#define SESSION_FIELDS "uint32_t _root_pid; string _cgroup; uint32_t _cgroup_version; uint64_t _memory_limit; " \
+	"int32_t _swappiness; string _swap_kind; string _swap_device; uint64_t _swap_size; "               \
+	"string _kernel_source; string _lru_kind; string _thp; uint32_t _period_ms; "                     \
+	"uint8_t _damon; uint64_t _damon_sample_us; uint64_t _damon_aggr_us; "                           \
+	"uint64_t _damon_update_us; string _damon_note; string _filter; "
 
 static void kcommon(struct ctf *c, uint64_t kts, int tid)
 {
@@ -334,11 +341,7 @@ static void bridged(void **state)
 	struct ctf c;
 	ctf_begin(&c, "bridge", "ust", "lttng-ust", "");
 	ctf_event_class(&c, B_SESSION, "vmreplay_capture:capture_session",
-			"uint32_t _root_pid; string _cgroup; uint32_t _cgroup_version; uint64_t _memory_limit; "
-			"int32_t _swappiness; string _swap_kind; string _swap_device; uint64_t _swap_size; "
-			"string _kernel_source; string _lru_kind; string _thp; uint32_t _period_ms; "
-			"uint8_t _damon; uint64_t _damon_sample_us; uint64_t _damon_aggr_us; "
-			"uint64_t _damon_update_us; string _damon_note; string _filter;");
+			SESSION_FIELDS);
 	ctf_event_class(&c, B_MAPS, "vmreplay_capture:proc_maps", "uint64_t _kts; int32_t _pid; string _maps;");
 	ctf_event_class(&c, B_TARGET, "vmreplay_capture:damon_target",
 			"uint64_t _kts; uint32_t _target_id; int32_t _pid;");
@@ -540,11 +543,7 @@ static void sync_read_time(void **state)
 	struct ctf c;
 	ctf_begin(&c, "readtime", "ust", "lttng-ust", "");
 	ctf_event_class(&c, B_SESSION, "vmreplay_capture:capture_session",
-			"uint32_t _root_pid; string _cgroup; uint32_t _cgroup_version; uint64_t _memory_limit; "
-			"int32_t _swappiness; string _swap_kind; string _swap_device; uint64_t _swap_size; "
-			"string _kernel_source; string _lru_kind; string _thp; uint32_t _period_ms; "
-			"uint8_t _damon; uint64_t _damon_sample_us; uint64_t _damon_aggr_us; "
-			"uint64_t _damon_update_us; string _damon_note; string _filter;");
+			SESSION_FIELDS);
 	ctf_event_class(&c, B_GET_PAGES, "vmreplay_kernel:mm_filemap_get_pages",
 			KCOMMON "uint64_t _i_ino; uint32_t _s_dev; uint64_t _index; uint64_t _last_index;");
 	ctf_event_class(&c, B_ADD, "vmreplay_kernel:mm_filemap_add_to_page_cache",
@@ -1181,11 +1180,7 @@ static void stats_flushes(void **state)
 	struct ctf c;
 	ctf_begin(&c, "flush", "ust", "lttng-ust", "");
 	ctf_event_class(&c, S, "vmreplay_capture:capture_session",
-			"uint32_t _root_pid; string _cgroup; uint32_t _cgroup_version; uint64_t _memory_limit; "
-			"int32_t _swappiness; string _swap_kind; string _swap_device; uint64_t _swap_size; "
-			"string _kernel_source; string _lru_kind; string _thp; uint32_t _period_ms; "
-			"uint8_t _damon; uint64_t _damon_sample_us; uint64_t _damon_aggr_us; "
-			"uint64_t _damon_update_us; string _damon_note; string _filter; string _stats_flush;");
+			SESSION_FIELDS "string _stats_flush;");
 	ctf_event_class(&c, F, "vmreplay_kernel:x86_exceptions_page_fault_user",
 			KCOMMON "xint64_t _address; xint64_t _ip; uint8_t _error_code;");
 	ctf_event_class(&c, MF, "vmreplay_kernel:memcg_flush_stats",
