@@ -23,19 +23,26 @@ static uint64_t meta_u64(const struct vmr *v, const char *key, uint64_t def)
  * direction the session made no request in keeps the preset's. */
 static void measured(const struct vmr *v, const char *prefix, char *out, size_t len)
 {
-	static const char *const key_of[] = { "read_ns", "write_ns", "rotational", "ra_base_ns",
-					      "ra_page_ns" };
-	static const char *const spec_of[] = { "read", "write", "rotational", "ra_base", "ra_page" };
+	/* what backing_parse takes: a latency 1 ns to 10 s, a window's time
+	 * a page from 0, a flag 0 or 1 */
+	static const struct {
+		const char *key, *spec;
+		uint64_t min, max;
+	} m[] = {
+		{ "read_ns", "read", 1, 10 * NSEC_PER_SEC },
+		{ "write_ns", "write", 1, 10 * NSEC_PER_SEC },
+		{ "rotational", "rotational", 0, 1 },
+		{ "ra_base_ns", "ra_base", 1, 10 * NSEC_PER_SEC },
+		{ "ra_page_ns", "ra_page", 0, 10 * NSEC_PER_SEC },
+	};
 	size_t off = 0;
 	out[0] = '\0';
-	for (int i = 0; i < 5 && off < len; i++) {
+	for (size_t i = 0; i < sizeof(m) / sizeof(m[0]) && off < len; i++) {
 		char key[64];
-		snprintf(key, sizeof(key), "%s_%s", prefix, key_of[i]);
+		snprintf(key, sizeof(key), "%s_%s", prefix, m[i].key);
 		uint64_t x = meta_u64(v, key, UINT64_MAX);
-		/* what backing_parse takes: 1 ns to 10 s (a window's time a
-		 * page from 0), a flag 0 or 1 */
-		if (i == 2 ? x <= 1 : x >= (i == 4 ? 0 : 1) && x <= 10 * NSEC_PER_SEC)
-			off += (size_t)snprintf(out + off, len - off, ",%s=%llu", spec_of[i],
+		if (x >= m[i].min && x <= m[i].max)
+			off += (size_t)snprintf(out + off, len - off, ",%s=%llu", m[i].spec,
 						(unsigned long long)x);
 	}
 }

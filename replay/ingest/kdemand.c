@@ -20,6 +20,7 @@
 #include "kevents_priv.h"
 #include "ingest_sink.h"
 
+#include <gsl/gsl_statistics_double.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -571,18 +572,6 @@ static int expand_damon(struct kevents *k)
 	return 0;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-static double median_of(double *v, size_t n)
-{
-	qsort(v, n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 static int cmp_ra_wait(const void *a, const void *b)
 {
 	const struct ra_wait *x = a, *y = b;
@@ -635,12 +624,12 @@ static void meta_ra_read_time(struct kevents *k, struct sink *s)
 		for (size_t j = i + 1; j < n; j++)
 			v[m++] = ((double)k->ra_wait[j].ns - (double)k->ra_wait[i].ns) /
 				 ((double)k->ra_wait[j].pages - (double)k->ra_wait[i].pages);
-	double b = median_of(v, m);
+	double b = gsl_stats_median(v, 1, m);   /* reorders V */
 	if (b < 0)
 		b = 0;               /* a read never takes less for more pages */
 	for (size_t i = 0; i < n; i++)
 		v[i] = (double)k->ra_wait[i].ns - b * (double)k->ra_wait[i].pages;
-	double a = median_of(v, n);
+	double a = gsl_stats_median(v, 1, n);
 	ingest_sink_meta(s, "file_ra_base_ns", "%llu", (unsigned long long)(a < 1 ? 1 : a + 0.5));
 	ingest_sink_meta(s, "file_ra_page_ns", "%llu", (unsigned long long)(b + 0.5));
 	ingest_sink_meta(s, "file_ra_windows", "%zu", k->nr_ra_wait);

@@ -622,7 +622,6 @@ int kevents_event(struct kevents *k, int kidx, const bt_message *msg, const char
 			k->cap.have_young = 1;
 			k->cap.young_period_ms = v[0];
 			k->cap.young_polls = v[1];
-			k->cap.young_observed = v[2];
 			k->cap.young_lost = v[3];
 			k->cap.young_resets = v[4];
 			snprintf(k->cap.young_note, sizeof(k->cap.young_note), "%s", gets(ev, &c->f[8]));

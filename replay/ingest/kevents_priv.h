@@ -141,7 +141,7 @@ struct kevents {
 		char dev_disk[2][32];
 		/* the accessed-bit sampler's summary (pte_young_sampler) */
 		int have_young;
-		uint64_t young_period_ms, young_polls, young_observed, young_lost, young_resets;
+		uint64_t young_period_ms, young_polls, young_lost, young_resets;
 		char young_note[160];
 	} cap;
 	/* the trace's clock minus CLOCK_MONOTONIC (time since boot), from

@@ -205,11 +205,18 @@ uint64_t flush_time_jiffies(unsigned hz)
  * not known and the first run comes 2 s after the trace's start.  The
  * work is deferrable and the guest has one CPU: a run comes late when
  * the CPU is busy, and the later ones with it (not modelled). */
+/* The flusher's period in ns: FLUSH_TIME where the kernel's HZ is not
+ * known. */
+static simtime_t flush_period_ns(const struct engine *e)
+{
+	return e->p.hz ? flush_time_jiffies(e->p.hz) * (NSEC_PER_SEC / e->p.hz) : FLUSH_TIME_NS;
+}
+
 simtime_t flush_memcg_stats_first(const struct engine *e)
 {
 	if (!e->p.hz)
 		return FLUSH_TIME_NS;
-	uint64_t period = flush_time_jiffies(e->p.hz) * (NSEC_PER_SEC / e->p.hz);
+	uint64_t period = flush_period_ns(e);
 	int64_t since_boot = (int64_t)e->trace_t0 - e->p.boot_offset_ns;
 	if (since_boot < 0)
 		return FLUSH_TIME_NS;
@@ -221,8 +228,7 @@ simtime_t flush_memcg_stats_first(const struct engine *e)
 void flush_memcg_stats_dwork(struct engine *e)
 {
 	do_flush_stats(e, 0);
-	simtime_t period = e->p.hz ? flush_time_jiffies(e->p.hz) * (NSEC_PER_SEC / e->p.hz) : FLUSH_TIME_NS;
-	sim_at(&e->sim, e->sim.now + period, EV_STATS_FLUSH, 0, 0);
+	sim_at(&e->sim, e->sim.now + flush_period_ns(e), EV_STATS_FLUSH, 0, 0);
 }
 
 /* The capture read the session cgroup's memory.stat every period

@@ -115,15 +115,12 @@ int backing_parse(const char *spec, struct backing_params *p, uint64_t *size,
 			p->rotational = (int)v;
 		} else if (strcmp(tok, "ra_base") == 0 || strcmp(tok, "ra_page") == 0) {
 			/* a window's base is a latency, its per-page part may be 0 */
-			if (cli_parse_u64(val, tok[3] == 'b', 10 * NSEC_PER_SEC, &v) != 0) {
-				snprintf(err, errlen, "%s: '%s' is not a time in ns (%d-10^10)", tok, val,
-					 tok[3] == 'b');
+			int base = strcmp(tok, "ra_base") == 0;
+			if (cli_parse_u64(val, (uint64_t)base, 10 * NSEC_PER_SEC, &v) != 0) {
+				snprintf(err, errlen, "%s: '%s' is not a time in ns (%d-10^10)", tok, val, base);
 				return -1;
 			}
-			if (tok[3] == 'b')
-				p->ra_base_ns = v;
-			else
-				p->ra_page_ns = v;
+			*(base ? &p->ra_base_ns : &p->ra_page_ns) = v;
 		} else {
 			snprintf(err, errlen, "'%s' is not a device parameter (size, read, write, depth, "
 				 "jitter, rotational, ra_base, ra_page)", tok);
