@@ -1131,15 +1131,17 @@ static void k612_writeback_survivor(void **state)
 /* 200 clean file folios read() into the oldest of four generations,
  * memcg reclaim at priority 1 for 32 pages, swappiness 0.  The mm tree:
  * 200 >> 1 = 100 to scan, a batch isolates MIN_LRU_BATCH = 64 and frees
- * them, the goal is met: 64 stolen.  mglru+k6.12-loop: 100 to scan; 64
- * scanned; memcg reclaim does not stop at its goal; the scan number is
- * recomputed, (200 - 64) >> 1 = 68, and the second batch of 64 reaches
- * it: 128 stolen.  No aging either way (four generations). */
+ * them, the goal is met: 64 stolen.  mglru+k6.12-loop (6.12.118 on): 100
+ * to scan, 64 scanned, then should_abort_scan stops at the goal: 64
+ * stolen.  With k6.12-no-abort (6.12 up to .117) memcg reclaim does not
+ * stop at its goal; the scan number is recomputed, (200 - 64) >> 1 = 68,
+ * and the second batch of 64 reaches it: 128 stolen.  No aging in any
+ * (four generations). */
 static void k612_loop(void **state)
 {
 	(void)state;
-	const char *pols[2] = { "mglru", "mglru+k6.12-loop" };
-	for (int i = 0; i < 2; i++) {
+	const char *pols[3] = { "mglru", "mglru+k6.12-loop", "mglru+k6.12-loop+k6.12-no-abort" };
+	for (int i = 0; i < 3; i++) {
 		struct box b;
 		box_open(&b, policy_find(pols[i]), 256, 0, 1000, 0, 0);
 		struct engine *e = &b.e;
@@ -1149,8 +1151,8 @@ static void k612_loop(void **state)
 		for (uint32_t p = 0; p < 200; p++)
 			install(e, p, 0);
 		assert_false(try_to_shrink_lruvec(e, memcg, &sc));
-		assert_int_equal(e->vm[VM_pgsteal_file], i ? 128 : 64);
-		assert_int_equal(sc.nr_reclaimed, i ? 128 : 64);
+		assert_int_equal(e->vm[VM_pgsteal_file], i == 2 ? 128 : 64);
+		assert_int_equal(sc.nr_reclaimed, i == 2 ? 128 : 64);
 		assert_int_equal(lv->max_seq, 3);
 		box_close(&b);
 	}
@@ -1614,15 +1616,25 @@ static void policy_names(void **state)
 	assert_ptr_equal(policy_find("mglru+sw-age-pref+sw-no-gentle+sw-boost+sw-exhaustion+"
 				     "sw-retry-race+sw-no-inversion+sw-batched+sw-imbalance"),
 			 policy_find("mglru+swappiness"));
-	/* the kernel readings: k6.12 is its seven parts; "as captured" */
+	/* the kernel readings: k6.12 is its eight parts; "as captured" */
 	p = policy_find("mglru+k6.12-loop+k6.12-counters+k6.12-writeback+k6.12-types+k6.12-gens+"
-			"k6.12-refs+k6.12-tiers");
+			"k6.12-refs+k6.12-tiers+k6.12-no-abort");
 	assert_non_null(p);
 	assert_string_equal(p->name, "mglru+k6.12");
 	assert_ptr_equal(p, policy_find("mglru+k6.12"));
 	assert_int_equal(p->variants, PATCH_K612_COUNTERS | PATCH_K612_WRITEBACK | PATCH_K612_LOOP |
 				      PATCH_K612_TYPES | PATCH_K612_GENS | PATCH_K612_REFS |
-				      PATCH_K612_TIERS);
+				      PATCH_K612_TIERS | PATCH_K612_NO_ABORT);
+	/* 6.12.118 on: everything of k6.12 but the memcg reclaim past its goal */
+	p = policy_find("mglru+k6.12-no-abort+k6.12.118");
+	assert_non_null(p);
+	assert_string_equal(p->name, "mglru+k6.12");
+	p = policy_find("mglru+no-mm-walk+k6.12.118");
+	assert_non_null(p);
+	assert_string_equal(p->name, "mglru+k6.12.118+no-mm-walk");
+	assert_false(p->variants & PATCH_K612_NO_ABORT);
+	assert_ptr_equal(mglru_policy_as_captured("6.12.118", "0x0001"), p);
+	assert_ptr_equal(mglru_policy_as_captured("6.12.120-vmreplay", "0x0001"), p);
 	p = policy_find("mglru+k6.12-gens+k6.12-refs");
 	assert_non_null(p);
 	assert_string_equal(p->name, "mglru+k6.12-gens+k6.12-refs");

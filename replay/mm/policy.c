@@ -45,7 +45,7 @@ static const struct reclaim_policy mglru_scan_balance = {
 };
 static const struct reclaim_policy mglru_k612 = {
 	.name = "mglru+k6.12",
-	.summary = "MGLRU as Linux 6.12 reclaims: its reclaim loop, dirty handling and counters",
+	.summary = "MGLRU as Linux 6.12 (to 6.12.117) reclaims: its reclaim loop, dirty handling and counters",
 	.lru_gen = 1,
 	.variants = PATCH_K612,
 };
@@ -89,6 +89,7 @@ static const struct {
 	{ "scan-balance", PATCH_SCAN_BALANCE },
 	{ "high-prio-fallback", PATCH_HIGH_PRIO_FALLBACK },
 	{ "k6.12", PATCH_K612 },
+	{ "k6.12.118", PATCH_K612_118 },
 	{ "k6.12-counters", PATCH_K612_COUNTERS },
 	{ "k6.12-writeback", PATCH_K612_WRITEBACK },
 	{ "k6.12-loop", PATCH_K612_LOOP },
@@ -96,6 +97,7 @@ static const struct {
 	{ "k6.12-gens", PATCH_K612_GENS },
 	{ "k6.12-refs", PATCH_K612_REFS },
 	{ "k6.12-tiers", PATCH_K612_TIERS },
+	{ "k6.12-no-abort", PATCH_K612_NO_ABORT },
 	{ "no-mm-walk", PATCH_NO_MM_WALK },
 };
 #define NR_MGLRU_SWITCHES (sizeof(mglru_switches) / sizeof(mglru_switches[0]))
@@ -107,9 +109,11 @@ const char mglru_switches_help[] =
 	"                             sw-no-inversion, sw-batched, sw-imbalance,\n"
 	"                             sw-boost-gain, sw-imbalance-prev, iso-throttle,\n"
 	"                             scan-balance,\n"
-	"                             high-prio-fallback, k6.12 (= the seven next),\n"
+	"                             high-prio-fallback, k6.12 (= the eight k6.12-*),\n"
+	"                             k6.12.118 (= k6.12 but k6.12-no-abort),\n"
 	"                             k6.12-counters, k6.12-writeback, k6.12-loop,\n"
 	"                             k6.12-types, k6.12-gens, k6.12-refs, k6.12-tiers,\n"
+	"                             k6.12-no-abort,\n"
 	"                             no-mm-walk\n";
 
 /* The canonical name of FLAGS: "mglru", then the switches in table order,
@@ -177,16 +181,17 @@ const struct reclaim_policy *policy_find(const char *name)
 }
 
 /* The MGLRU a capture's kernel ran, for replays "as captured": mglru, with
- * the k6.12 readings for a release up to 6.12 and no-mm-walk when
+ * the k6.12 readings for a release up to 6.12 (k6.12.118 from 6.12.118 on,
+ * whose should_abort_scan stops memcg reclaim at its goal) and no-mm-walk when
  * lru_gen/enabled lacks LRU_GEN_MM_WALK (0x0002).  RELEASE and ENABLED
  * (e.g. "6.12.117", "0x0001") may be NULL or unparsable: the mm tree. */
 const struct reclaim_policy *mglru_policy_as_captured(const char *release, const char *enabled)
 {
 	char name[64] = "mglru";
-	unsigned major, minor;
-	if (release && sscanf(release, "%u.%u", &major, &minor) == 2 &&
+	unsigned major, minor, sub = 0;
+	if (release && sscanf(release, "%u.%u.%u", &major, &minor, &sub) >= 2 &&
 	    (major < 6 || (major == 6 && minor <= 12)))
-		strcat(name, "+k6.12");
+		strcat(name, major == 6 && minor == 12 && sub >= 118 ? "+k6.12.118" : "+k6.12");
 	char *end;
 	unsigned long caps = enabled ? strtoul(enabled, &end, 0) : 0;
 	if (enabled && end != enabled && *end == '\0' && (caps & 1) && !(caps & 2))

@@ -50,8 +50,12 @@ enum {
 	PATCH_K612_GENS       = 1u << 18, /* 6.12: lru_gen_add_folio's placement */
 	PATCH_K612_REFS       = 1u << 19, /* 6.12: PG_referenced for shrink_folio_list */
 	PATCH_K612_TIERS      = 1u << 20, /* 6.12: tiers, refs and refault detection */
-	PATCH_K612            = PATCH_K612_COUNTERS | PATCH_K612_WRITEBACK | PATCH_K612_LOOP |
+	PATCH_K612_NO_ABORT   = 1u << 21, /* 6.12 up to .117: memcg reclaim past its goal */
+	/* Linux 6.12.118 on: should_abort_scan as in the mm tree (the stable
+	 * backport of "mm: remove '!root_reclaim' checking in should_abort_scan()") */
+	PATCH_K612_118        = PATCH_K612_COUNTERS | PATCH_K612_WRITEBACK | PATCH_K612_LOOP |
 				PATCH_K612_TYPES | PATCH_K612_GENS | PATCH_K612_REFS | PATCH_K612_TIERS,
+	PATCH_K612            = PATCH_K612_118 | PATCH_K612_NO_ABORT,
 	PATCH_NO_MM_WALK      = 1u << 14, /* lru_gen/enabled 0x0001: no page-table walk */
 	PATCH_ISO_THROTTLE    = 1u << 16,
 	PATCH_SCAN_BALANCE    = 1u << 17,
@@ -102,6 +106,7 @@ static inline int patch_k612_types(const struct engine *e)      { return patch_a
 static inline int patch_k612_gens(const struct engine *e)       { return patch_applied(e, PATCH_K612_GENS); }
 static inline int patch_k612_refs(const struct engine *e)       { return patch_applied(e, PATCH_K612_REFS); }
 static inline int patch_k612_tiers(const struct engine *e)      { return patch_applied(e, PATCH_K612_TIERS); }
+static inline int patch_k612_no_abort(const struct engine *e)   { return patch_applied(e, PATCH_K612_NO_ABORT); }
 static inline int patch_no_mm_walk(const struct engine *e)      { return patch_applied(e, PATCH_NO_MM_WALK); }
 static inline int patch_scan_balance(const struct engine *e)    { return patch_applied(e, PATCH_SCAN_BALANCE); }
 

@@ -5,7 +5,8 @@
  * which also decides the aging by how evenly the pages spread over the
  * generations; batches of up to MAX_LRU_BATCH scanned (MIN_LRU_BATCH
  * isolated) until the lruvec's scan number is reached; memcg reclaim
- * never stops at its goal (should_abort_scan's fairness test); the lruvec
+ * stops at its goal from 6.12.118 on, never before (should_abort_scan's
+ * fairness test, mglru+k6.12-no-abort); the lruvec
  * rotates when aging succeeded.  As 6.12.117's mm/vmscan.c has it (the
  * test bed's linux-source-6.12): DEVIATIONS.md, "MGLRU".
  */
@@ -58,11 +59,13 @@ static int64_t get_nr_to_scan_612(struct engine *e, int memcg, struct scan_contr
 	return try_to_inc_max_seq(e, memcg, max_seq, swappiness, sc) ? -1 : 0;
 }
 
-/* should_abort_scan (6.12): memcg reclaim is never aborted, for fairness
- * between the memcgs of its subtree; root reclaim as in the mm tree. */
+/* should_abort_scan (6.12): up to 6.12.117 (mglru+k6.12-no-abort) memcg
+ * reclaim is never aborted, for fairness between the memcgs of its
+ * subtree; 6.12.118 took that test out, as the mm tree had: root reclaim
+ * and memcg reclaim both stop at the goal. */
 static int should_abort_scan_612(struct engine *e, const struct scan_control *sc)
 {
-	if (!root_reclaim(sc))
+	if (patch_k612_no_abort(e) && !root_reclaim(sc))
 		return 0;
 	return should_abort_scan(e, sc);
 }
