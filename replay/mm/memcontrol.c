@@ -29,14 +29,19 @@ void mem_cgroup_uncharge(struct engine *e, int memcg)
 }
 
 /* page_counter_try_charge: the first ancestor that would go over its
- * limit, or -1 when the charge fits everywhere (and is made). */
+ * limit, or -1 when the charge fits everywhere (and is made).  As the
+ * kernel's, it charges each counter on the way up and cancels the charges
+ * below the one that failed: one walk when the charge fits. */
 static int page_counter_try_charge(struct engine *e, int memcg)
 {
-	for (int m = memcg; m >= 0; m = e->memcgs[m].parent)
-		if (e->memcgs[m].usage + 1 > e->memcgs[m].max)
+	for (int m = memcg; m >= 0; m = e->memcgs[m].parent) {
+		if (++e->memcgs[m].usage > e->memcgs[m].max) {
+			e->memcgs[m].usage--;
+			for (int c = memcg; c != m; c = e->memcgs[c].parent)
+				e->memcgs[c].usage--;    /* page_counter_cancel */
 			return m;
-	for (int m = memcg; m >= 0; m = e->memcgs[m].parent)
-		e->memcgs[m].usage++;
+		}
+	}
 	return -1;
 }
 

@@ -52,6 +52,38 @@ static void walk_update_folio(struct engine *e, uint32_t pfn, int walk, int new_
 	}
 }
 
+/* One PTE of the look-around's range: page N's in MM, met by the scan
+ * around a young PTE of MEMCG's; GEN is max_seq's generation. */
+static inline __attribute__((always_inline)) void look_around_pte(struct engine *e, uint32_t n, uint32_t mm,
+								   int memcg, int walk, int gen)
+{
+	struct folio *nf = &e->folio[n];
+	/* get_pte_pfn: present and young in MM's page table;
+	 * get_pfn_folio: on the lrugen lists of the same memcg */
+	if (!(nf->flags & PG_resident) || !folio_pte_young(e, n, mm) || nf->memcg != memcg)
+		return;
+	if (folio_lru_gen(nf) < 0) {
+		/* 6.12 (mglru+k6.12-refs): an isolated neighbour is marked
+		 * for shrink_folio_list, which keeps it; the mm tree's
+		 * get_pfn_folio skips it */
+		if (!patch_k612_refs(e) || !(nf->flags & PG_isolated))
+			return;
+		folio_pte_mkold(e, n, mm);
+		nf->flags |= PG_referenced;
+		return;
+	}
+	folio_pte_mkold(e, n, mm);
+	if (patch_k612_refs(e) && !walk) {
+		/* 6.12 without a walk context: activated at once */
+		if (folio_lru_gen(nf) != gen) {
+			folio_clear_lru_refs(e, nf);
+			folio_activate(e, n);
+		}
+		return;
+	}
+	walk_update_folio(e, n, walk, gen);
+}
+
 /* lru_gen_look_around: the PTE of PFN in address space MM was young;
  * scan the PTEs around it in the same page table (a 2 MiB-aligned range of the address space,
  * clamped to MIN_LRU_BATCH pages around it) and treat every other young
@@ -86,46 +118,21 @@ void lru_gen_look_around(struct engine *e, uint32_t pfn, struct scan_control *sc
 	uint64_t hi = rank + (end - addr) < e->nr_folios ? rank + (end - addr) : e->nr_folios;
 	for (uint32_t r = lo; r < hi; r++)
 		prefetch_folio(&e->folio[m->addr_order[r]]);
-	int gen = lru_gen_from_seq(mglru_lruvec(e, f->memcg)->max_seq);
+	int memcg = f->memcg;
+	int gen = lru_gen_from_seq(mglru_lruvec(e, memcg)->max_seq);
 	int walk = sc->sim.mm_walk;
-	for (int dir = -1; dir <= 1; dir += 2) {
-		for (uint32_t r = rank;;) {
-			if (dir < 0 ? r == 0 : r + 1 >= e->nr_folios)
-				break;
-			r += (uint32_t)dir;
-			uint64_t key = m->addr_key[r];
-			if ((key >> ADDR_INDEX_BITS) != mapping || (key & ADDR_INDEX_MASK) < start ||
-			    (key & ADDR_INDEX_MASK) >= end)
-				break;
-			uint32_t n = m->addr_order[r];
-			struct folio *nf = &e->folio[n];
-			/* get_pte_pfn: present and young in MM's page table;
-			 * get_pfn_folio: on the lrugen lists of the same memcg */
-			if (!(nf->flags & PG_resident) || !folio_pte_young(e, n, mm) ||
-			    nf->memcg != f->memcg)
-				continue;
-			if (folio_lru_gen(nf) < 0) {
-				/* 6.12 (mglru+k6.12-refs): an isolated neighbour
-				 * is marked for shrink_folio_list, which keeps it;
-				 * the mm tree's get_pfn_folio skips it */
-				if (!patch_k612_refs(e) || !(nf->flags & PG_isolated))
-					continue;
-				folio_pte_mkold(e, n, mm);
-				nf->flags |= PG_referenced;
-				continue;
-			}
-			folio_pte_mkold(e, n, mm);
-			if (patch_k612_refs(e) && !walk) {
-				/* 6.12 without a walk context: activated at once */
-				if (folio_lru_gen(nf) != gen) {
-					folio_clear_lru_refs(e, nf);
-					folio_activate(e, n);
-				}
-				continue;
-			}
-			walk_update_folio(e, n, walk, gen);
-		}
-	}
+	/* The range in keys: the keys rise with the rank, so the neighbours
+	 * are the ranks below PFN's down to the first key under KEY_LO, then
+	 * those above it up to the first key from KEY_HI on (one compare
+	 * each: the same ranks as testing the mapping and both ends of the
+	 * range on each; END is at most 2^40, so KEY_HI is at most the next
+	 * mapping's first key). */
+	uint64_t base = mapping << ADDR_INDEX_BITS;
+	uint64_t key_lo = base + start, key_hi = base + end;
+	for (uint32_t r = rank; r > 0 && m->addr_key[r - 1] >= key_lo; r--)
+		look_around_pte(e, m->addr_order[r - 1], mm, memcg, walk, gen);
+	for (uint32_t r = rank + 1; r < e->nr_folios && m->addr_key[r] < key_hi; r++)
+		look_around_pte(e, m->addr_order[r], mm, memcg, walk, gen);
 }
 
 /* Pages in (mapping, page index) order, a mapping being an anon address
