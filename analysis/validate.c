@@ -55,6 +55,9 @@ static int cmp_session(const void *a, const void *b)
 	int c = strcmp(x->kernel_id, y->kernel_id);
 	if (c)
 		return c;
+	c = strcmp(x->policy, y->policy);
+	if (c)
+		return c;
 	c = strcmp(x->workload, y->workload);
 	if (c)
 		return c;
@@ -112,11 +115,13 @@ int scoreboard_compute(struct scoreboard *sb)
 		size_t j = i;
 		while (j < sb->nr_sessions && strcmp(sb->s[j].workload, sb->s[i].workload) == 0 &&
 		       strcmp(sb->s[j].kernel_id, sb->s[i].kernel_id) == 0 &&
+		       strcmp(sb->s[j].policy, sb->s[i].policy) == 0 &&
 		       sb->s[j].swappiness == sb->s[i].swappiness)
 			j++;
 		struct vgroup *g = &sb->g[sb->nr_groups++];
 		snprintf(g->workload, sizeof(g->workload), "%s", sb->s[i].workload);
 		snprintf(g->kernel_id, sizeof(g->kernel_id), "%s", sb->s[i].kernel_id);
+		snprintf(g->policy, sizeof(g->policy), "%s", sb->s[i].policy);
 		g->swappiness = sb->s[i].swappiness;
 		for (int c = 0; c < sb->nr_counters; c++) {
 			size_t n = 0;
@@ -137,7 +142,8 @@ int scoreboard_compute(struct scoreboard *sb)
 	/* Trends between neighbouring swappiness values of one workload. */
 	for (size_t i = 0; i + 1 < sb->nr_groups; i++) {
 		struct vgroup *a = &sb->g[i], *b = &sb->g[i + 1];
-		if (strcmp(a->workload, b->workload) != 0 || strcmp(a->kernel_id, b->kernel_id) != 0)
+		if (strcmp(a->workload, b->workload) != 0 || strcmp(a->kernel_id, b->kernel_id) != 0 ||
+		    strcmp(a->policy, b->policy) != 0)
 			continue;
 		for (int c = 0; c < sb->nr_counters; c++) {
 			const struct vcell *x = &a->cell[c], *y = &b->cell[c];
@@ -190,7 +196,8 @@ void scoreboard_print(FILE *f, const struct scoreboard *sb, enum vfmt fmt)
 	char km[32], kn[32], kx[32], rm[32], re[32];
 	if (fmt == VFMT_TSV) {
 		fprintf(f, "kernel\tworkload\tswappiness\tcounter\tcaptures\tkernel_median\tkernel_min\tkernel_max\t"
-			"kernel_cv\treplay_median\trel_error\tpass\tkernel_trend\treplay_trend\ttrend_right\n");
+			"kernel_cv\treplay_median\trel_error\tpass\tkernel_trend\treplay_trend\ttrend_right\t"
+			"policy\n");
 		for (size_t i = 0; i < sb->nr_groups; i++) {
 			const struct vgroup *g = &sb->g[i];
 			int last = i + 1 == sb->nr_groups || strcmp(sb->g[i + 1].workload, g->workload) != 0 ||
@@ -208,10 +215,11 @@ void scoreboard_print(FILE *f, const struct scoreboard *sb, enum vfmt fmt)
 				else
 					fprintf(f, "%.6f", x->rel_error);
 				if (last || !g->trend[c])
-					fprintf(f, "\t%s\t-\t-\t-\n", x->pass ? "yes" : "no");
+					fprintf(f, "\t%s\t-\t-\t-", x->pass ? "yes" : "no");
 				else
-					fprintf(f, "\t%s\t%s\t%s\t%s\n", x->pass ? "yes" : "no", dir_mark(g->k_dir[c]),
+					fprintf(f, "\t%s\t%s\t%s\t%s", x->pass ? "yes" : "no", dir_mark(g->k_dir[c]),
 						dir_mark(g->r_dir[c]), g->trend[c] > 0 ? "yes" : "no");
+				fprintf(f, "\t%s\n", g->policy);
 			}
 		}
 		return;
@@ -223,6 +231,8 @@ void scoreboard_print(FILE *f, const struct scoreboard *sb, enum vfmt fmt)
 			const struct vgroup *g = &sb->g[i];
 			fprintf(f, "%s\n {\"kernel\": ", i ? "," : "");
 			cli_json_str(f, g->kernel_id);
+			fprintf(f, ", \"policy\": ");
+			cli_json_str(f, g->policy);
 			fprintf(f, ", \"workload\": ");
 			cli_json_str(f, g->workload);
 			fprintf(f, ", \"swappiness\": %d, \"counters\": [", g->swappiness);

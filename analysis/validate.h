@@ -49,6 +49,7 @@ struct vcell {
 struct vgroup {
 	char workload[128];
 	char kernel_id[96];
+	char policy[64];             /* what its captures were replayed under */
 	int swappiness;
 	struct vcell cell[VALIDATE_MAX_COUNTERS];
 	int trend[VALIDATE_MAX_COUNTERS];        /* to the next swappiness: -1 wrong, 1 right, 0 none */

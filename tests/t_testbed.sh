@@ -152,6 +152,18 @@ check "ingest: the test bed's facts in the metadata" \
 mc=$(awk -F'\t' '$1=="summary" && $3=="memcg_reclaims" {print $4}' "$tmp/on.an")
 check "analyze on the host: as many memcg reclaims as begin events ($mc)" \
     test $rc -eq 0 -a "$mc" = "$(n 'mm_vmscan_memcg_reclaim_begin:')"
+# validate replays it as its kernel ran: k6.12 up to 6.12.117, k6.12.118
+# from 6.12.118 (should_abort_scan stops memcg reclaim at its goal), no
+# page-table walk (lru_gen 0x0001)
+case $release in
+6.12.*) sub=${release#6.12.}; sub=${sub%%[!0-9]*}
+        if [ "${sub:-0}" -ge 118 ]; then want=mglru+k6.12.118+no-mm-walk; else want=mglru+k6.12+no-mm-walk; fi ;;
+[1-5].*|6.[0-9]|6.[0-9][.-]*|6.1[01]*) want=mglru+k6.12+no-mm-walk ;;
+*) want=mglru+no-mm-walk ;;
+esac
+"$vmr" validate -q -f tsv "$tmp/on" >"$tmp/on.val" 2>"$tmp/err"; rc=$?
+check "validate on the host: replayed as its kernel ($release) ran, $want" \
+    test $rc -eq 0 -a "$(awk -F'\t' 'NR == 2 {print $16}' "$tmp/on.val")" = "$want"
 
 # --- madvise populates: demand no fault shows (patch 0003) ---------------
 # MADV_POPULATE_READ/WRITE fault pages in through GUP (faultin_page), which

@@ -114,6 +114,33 @@ static void trends(void **state)
 	scoreboard_free(&sb);
 }
 
+/* Captures replayed under different policies (two releases of one kernel
+ * line that "as captured" reads differently) are different groups, and no
+ * trend runs from one to the other: w at 1 under p and at 100 under q are
+ * two groups with no trend; w at 1 and 100 under q, one trend. */
+static void policy_groups(void **state)
+{
+	(void)state;
+	struct scoreboard sb = { .counters = { "pgsteal_anon" }, .nr_counters = 1 };
+	const char *pol[] = { "p", "q", "q", "q" };
+	const int sw[] = { 1, 1, 100, 100 };
+	for (int i = 0; i < 4; i++) {
+		add(&sb, "w", sw[i], 10 + 10 * (sw[i] == 100), 5);
+		snprintf(sb.s[i].policy, sizeof(sb.s[i].policy), "%s", pol[i]);
+	}
+	assert_int_equal(scoreboard_compute(&sb), 0);
+	assert_int_equal(sb.nr_groups, 3);
+	assert_string_equal(sb.g[0].policy, "p");
+	assert_int_equal(sb.g[0].cell[0].n, 1);
+	assert_int_equal(sb.g[0].trend[0], 0);
+	assert_string_equal(sb.g[1].policy, "q");
+	assert_int_equal(sb.g[1].swappiness, 1);
+	assert_int_equal(sb.g[1].k_dir[0], 1);
+	assert_int_equal(sb.g[1].trend[0], -1);
+	assert_int_equal(sb.trends, 1);
+	scoreboard_free(&sb);
+}
+
 static void workload_names(void **state)
 {
 	(void)state;
@@ -136,6 +163,7 @@ int main(void)
 		cmocka_unit_test(tight_cells),
 		cmocka_unit_test(loose_and_zero_cells),
 		cmocka_unit_test(trends),
+		cmocka_unit_test(policy_groups),
 		cmocka_unit_test(workload_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
