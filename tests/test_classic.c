@@ -839,6 +839,49 @@ static void parent_waits_for_child(void **state)
 	unlink(path);
 }
 
+/* ---- a child starts when its parent forks it (engine.c's task_fork) ------ */
+
+/* xargs -P1 in small: a parent (tid 100) forks child A (pid 200) at 10 ns,
+ * waits for it (its next record, at 100 us of trace time, comes after A's
+ * end at 10 ns), forks child B (pid 300) at 100,001 ns, and ends at 200 us.
+ * A reads 8 file pages through a memcg of 4, then the first 4 again: 4
+ * refaults from the file device (ssd), so in the replay it ends long after
+ * 100 us, at T.  The parent goes on at T; B, forked 1 ns of trace time
+ * after the parent's wait, starts at T + 1 and, with nothing to do but
+ * its one record, ends there; the parent's last record is due 100 us
+ * after T.  Started at its trace time, B would have ended at 100,001 ns,
+ * beside A. */
+static void child_starts_at_fork(void **state)
+{
+	(void)state;
+	char path[64];
+	snprintf(path, sizeof(path), "/tmp/test_classic_f.%d.vmr", (int)getpid());
+	uint8_t kind[8];
+	memset(kind, 1, sizeof(kind));
+	struct vmr_rec parent[2] = { fixture_rec(0, VMR_OP_DELAY, 0, 100000), fixture_rec(0, VMR_OP_DELAY, 0, 100000) };
+	struct vmr_rec a[2] = { fixture_run(0, VMR_OP_READ, 1, 8), fixture_run(0, VMR_OP_READ, 1, 4) };
+	struct vmr_rec b[1] = { fixture_rec(0, VMR_OP_DELAY, 0, 0) };
+	struct fixture_task t[3] = { { 0, parent, 2 }, { 10, a, 2 }, { 100001, b, 1 } };
+	struct fixture_ids ids[3] = { { 100, 100, 0 }, { 200, 200, 100 }, { 300, 300, 100 } };
+	assert_int_equal(fixture_vmr_ids(path, t, ids, 3, 8, kind, "page_size\t4096\n"), 0);
+	struct vmr v;
+	struct engine e;
+	classic_run(&e, &v, path, 4);
+	assert_int_equal(e.tasks[0].nr_forks, 2);
+	assert_int_equal(e.tasks[0].forks[0], 1);
+	assert_int_equal(e.tasks[0].forks[1], 2);
+	assert_false(e.tasks[0].forked);
+	assert_true(e.tasks[1].forked && e.tasks[2].forked);
+	assert_int_equal(e.vm[VM_workingset_refault_file], 4);
+	simtime_t t_a = e.tasks[1].done;
+	assert_true(t_a > 200000);
+	assert_int_equal(e.tasks[2].done, t_a + 1);
+	assert_int_equal(e.tasks[0].done, t_a + 100000);
+	engine_free(&e);
+	vmr_close(&v);
+	unlink(path);
+}
+
 /* ---- file pages cached before the session ---------------------------------- */
 
 /* Replays TASK's records over 64 file pages (the first 32 found cached
@@ -1469,6 +1512,7 @@ int main(void)
 		cmocka_unit_test(oom_below_working_set),
 		cmocka_unit_test(oom_after_retries),
 		cmocka_unit_test(parent_waits_for_child),
+		cmocka_unit_test(child_starts_at_fork),
 		cmocka_unit_test(exec_activated),
 		cmocka_unit_test(fault_around_window),
 		cmocka_unit_test(fault_around_exec),

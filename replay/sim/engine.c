@@ -30,12 +30,42 @@ uint64_t engine_rand(struct engine *e, uint64_t n)
 
 /* ---- tasks ---------------------------------------------------------------------- */
 
+/* task_fork: the child processes T forked by trace time LIMIT start,
+ * T being at trace time TRACE_AT (at most LIMIT past them) at AT in the
+ * replay: each at the replay time T was at its fork (as late as T runs
+ * behind the trace there; never before its own trace time, nor before
+ * now), with the gaps of its own records from there.  A child does not
+ * exist before its parent's fork returns: one started at its trace time
+ * while the parent ran late (xargs waiting for a slower compiler to exit
+ * before it forks the next) would run beside the processes it came after
+ * in the trace. */
+static void task_fork(struct engine *e, struct task_state *t, simtime_t limit, simtime_t trace_at,
+		      simtime_t at)
+{
+	while (t->next_fork < t->nr_forks) {
+		uint32_t c = t->forks[t->next_fork];
+		simtime_t begin = e->v->tasks[c].begin_ns - e->trace_t0;
+		if (begin > limit)
+			return;
+		t->next_fork++;
+		simtime_t start = trace_at - begin < at ? at - (trace_at - begin) : 0;  /* T's time at the fork */
+		if (start < e->sim.now)
+			start = e->sim.now;
+		struct task_state *ct = &e->tasks[c];
+		if (start > begin)
+			ct->next += start - begin;
+		sim_at(&e->sim, ct->next, EV_TASK, c, 0);
+	}
+}
+
 static void task_finish(struct engine *e, struct task_state *t)
 {
 	read_pages(e, t);
 	t->done = e->sim.now;
 	t->finished = 1;
 	e->tasks_done++;
+	/* the forks a killed task has left: from now */
+	task_fork(e, t, UINT64_MAX, UINT64_MAX, e->sim.now);
 	/* do_exit -> do_notify_parent: the parent's wait ends (and the
 	 * thread's next task may start) */
 	for (uint32_t w = t->waiters; w; w = e->tasks[w - 1].next_waiter)
@@ -59,10 +89,14 @@ static void task_finish(struct engine *e, struct task_state *t)
 static int task_wait(struct engine *e, struct task_state *t)
 {
 	const struct vmr *v = e->v;
+	simtime_t at = t->next > e->sim.now ? t->next : e->sim.now;   /* when it is at trace_next */
 	while (t->next_wait < t->nr_waits) {
 		uint32_t c = t->waits[t->next_wait];
-		if (v->tasks[c].end_ns - e->trace_t0 > t->trace_next)
-			return 0;
+		simtime_t end = v->tasks[c].end_ns - e->trace_t0;
+		if (end > t->trace_next)
+			break;
+		/* what it forked before that end, it forked before it waited */
+		task_fork(e, t, end, t->trace_next, at);
 		struct task_state *ct = &e->tasks[c];
 		if (!ct->finished) {
 			t->next_waiter = ct->waiters;
@@ -71,6 +105,7 @@ static int task_wait(struct engine *e, struct task_state *t)
 		}
 		t->next_wait++;
 	}
+	task_fork(e, t, t->trace_next, t->trace_next, at);
 	return 0;
 }
 
@@ -176,6 +211,9 @@ static void task_step(struct engine *e, struct task_state *t)
 		    !(e->failed || e->sim.failed || e->records.failed)) {
 			simtime_t wait_at = t->next_wait < t->nr_waits ?
 				e->v->tasks[t->waits[t->next_wait]].end_ns - e->trace_t0 : UINT64_MAX;
+			if (t->next_fork < t->nr_forks &&
+			    e->v->tasks[t->forks[t->next_fork]].begin_ns - e->trace_t0 < wait_at)
+				wait_at = e->v->tasks[t->forks[t->next_fork]].begin_ns - e->trace_t0;
 			task_step_anon_hits(e, t, &c, wait_at);
 			if (c.p == c.end)
 				break;
@@ -185,7 +223,7 @@ static void task_step(struct engine *e, struct task_state *t)
 			task_finish(e, t);
 			return;
 		}
-		if (c.sub == 0 && t->next_wait < t->nr_waits) {
+		if (c.sub == 0 && (t->next_wait < t->nr_waits || t->next_fork < t->nr_forks)) {
 			task_cursor_save(t, &c);
 			if (task_wait(e, t))
 				return;     /* the other's end schedules it; t->next stands */
@@ -278,8 +316,8 @@ static void task_event(struct engine *e, uint32_t id)
 /* ---- set-up ------------------------------------------------------------------------- */
 
 struct fork_edge {
-	uint32_t parent, child;      /* PARENT waits for CHILD ... */
-	uint64_t end_ns;             /* ... from CHILD's end in the trace */
+	uint32_t parent, child;      /* PARENT waits for (or forks) CHILD ... */
+	uint64_t end_ns;             /* ... from CHILD's end (at its begin) in the trace */
 };
 
 static int cmp_u64_pair(const void *a, const void *b)
@@ -311,7 +349,8 @@ static int task_waits_init(struct engine *e)
 	uint64_t (*by_tid)[2] = malloc((n ? n : 1) * sizeof(*by_tid));
 	struct fork_edge *edge = malloc((n ? 2 * n : 1) * sizeof(*edge));
 	e->wait_tasks = malloc((n ? 2 * n : 1) * sizeof(*e->wait_tasks));
-	if (!by_tid || !edge || !e->wait_tasks) {
+	e->fork_tasks = malloc((n ? n : 1) * sizeof(*e->fork_tasks));
+	if (!by_tid || !edge || !e->wait_tasks || !e->fork_tasks) {
 		free(by_tid);
 		free(edge);
 		return -1;
@@ -355,6 +394,41 @@ static int task_waits_init(struct engine *e)
 			t->waits = e->wait_tasks + k;
 		t->nr_waits++;
 		e->wait_tasks[k] = edge[k].child;
+	}
+
+	/* Who forks whom (task_fork): a tid's first task, in a new thread
+	 * group, by the task of its ppid alive at its begin; by their begin.
+	 * The others start at their trace time. */
+	nr_edges = 0;
+	for (uint32_t k = 0; k < n; k++) {
+		if (k > 0 && by_tid[k][0] == by_tid[k - 1][0])
+			continue;
+		uint32_t i = (uint32_t)by_tid[k][1];
+		const struct vmr_task *c = &v->tasks[i];
+		uint32_t lo = 0, hi = n;
+		while (lo < hi) {
+			uint32_t mid = lo + (hi - lo) / 2;
+			if (by_tid[mid][0] < c->ppid)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (; lo < n && by_tid[lo][0] == c->ppid; lo++) {
+			const struct vmr_task *pt = &v->tasks[by_tid[lo][1]];
+			if (pt->pid != c->pid && pt->begin_ns <= c->begin_ns && c->begin_ns <= pt->end_ns) {
+				edge[nr_edges++] = (struct fork_edge){ (uint32_t)by_tid[lo][1], i, c->begin_ns };
+				break;
+			}
+		}
+	}
+	qsort(edge, nr_edges, sizeof(*edge), cmp_fork_edge);
+	for (uint32_t k = 0; k < nr_edges; k++) {
+		struct task_state *t = &e->tasks[edge[k].parent];
+		if (!t->forks)
+			t->forks = e->fork_tasks + k;
+		t->nr_forks++;
+		e->fork_tasks[k] = edge[k].child;
+		e->tasks[edge[k].child].forked = 1;
 	}
 	free(by_tid);
 	free(edge);
@@ -613,7 +687,6 @@ int engine_init(struct engine *e, const struct vmr *v, const struct engine_param
 		t->end = t->p + vt->nr_recs;
 		t->next = vt->begin_ns - t0 + (t->p < t->end ? vmr_rec_delta(*t->p) : 0);
 		t->trace_next = t->next;
-		sim_at(&e->sim, t->next, EV_TASK, i, 0);
 	}
 	e->trace_t0 = t0;
 	if (task_waits_init(e) != 0) {
@@ -621,6 +694,10 @@ int engine_init(struct engine *e, const struct vmr *v, const struct engine_param
 		free_cgroup_lines(&cl);
 		goto oom;
 	}
+	/* a forked task starts when its parent forks it (task_fork) */
+	for (uint32_t i = 0; i < e->nr_tasks; i++)
+		if (!e->tasks[i].forked)
+			sim_at(&e->sim, e->tasks[i].next, EV_TASK, i, 0);
 	/* A process is in the memcg of the first cgroup line naming its pid
 	 * (walked backwards, so the first one is the last written; every
 	 * path exists by now, so no memcg is created here). */
@@ -731,6 +808,7 @@ void engine_free(struct engine *e)
 	free(e->memcgs);
 	free(e->tasks);
 	free(e->wait_tasks);
+	free(e->fork_tasks);
 	for (uint32_t i = 0; e->procs && i < e->nr_procs; i++) {
 		if (e->procs[i].own_runs)
 			free(e->procs[i].runs);

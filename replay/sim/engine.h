@@ -116,6 +116,11 @@ struct task_state {
 	uint32_t *waits, nr_waits, next_wait;
 	uint32_t waiters;            /* 1 + the first task waiting for this one */
 	uint32_t next_waiter;        /* 1 + the next one waiting for the same */
+	/* The child processes this task forks (engine.c's task_fork), by
+	 * their begin in the trace: each starts when this task has come that
+	 * far in the replay, not before. */
+	uint32_t *forks, nr_forks, next_fork;
+	int forked;                  /* a task's fork starts it, not the clock */
 	/* The read-ahead pages it inserted since its last other access:
 	 * the window whose read read_pages issues (mm/memory.c). */
 	struct ra_page { uint32_t pfn; uint16_t seq; } *ra;
@@ -164,6 +169,7 @@ struct engine {
 	struct process *procs;
 	uint32_t nr_procs;
 	uint32_t *wait_tasks;        /* the tasks' slices of waited-for tasks (task_state.waits) */
+	uint32_t *fork_tasks;        /* the tasks' slices of forked tasks (task_state.forks) */
 	simtime_t trace_t0;          /* the trace's time of the replay's time 0 */
 	struct mm_run *proc_runs;    /* every anonymous page, grouped by process */
 	uint64_t exit_mmap_visited;  /* folios exit_mmap looked at (test_exit_mmap) */
