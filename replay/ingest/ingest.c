@@ -20,7 +20,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <xxhash.h>
+#include "vmr/xxh.h"
 
 /* ------------------------------------------------------------------ */
 /* Hash and cache                                                      */

@@ -41,7 +41,7 @@
 #include <sys/wait.h>
 #include <trace-cmd.h>
 #include <unistd.h>
-#include <xxhash.h>
+#include "vmr/xxh.h"
 
 #include "cli.h"
 

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <xxhash.h>
+#include "xxh.h"
 
 struct vmr_writer {
 	struct atomic_file out;
