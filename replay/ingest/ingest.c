@@ -44,8 +44,12 @@
 
 /* The hash reads the trace through a buffer small enough to stay in the
  * core's cache: read() copies into it and the hash reads it back, twice
- * the trace's size in memory traffic with a 1 MiB buffer. */
+ * the trace's size in memory traffic with a 1 MiB buffer.  It starts on a
+ * page: read()'s copy from the page cache into a buffer 16 bytes past
+ * one (malloc's, for this size) ran 3.5 times slower on the test bed's
+ * AMD EPYC (17.6 ms against 5.1 ms for the bench's 38 MB storm trace). */
 #define HASH_BUF (128u << 10)
+#define HASH_BUF_ALIGN 4096u
 
 int trace_hash(const char *path, uint8_t hash[16], char *err, size_t errlen)
 {
@@ -56,7 +60,7 @@ int trace_hash(const char *path, uint8_t hash[16], char *err, size_t errlen)
 	if (tracedir_files(path, &files, &nr, err, errlen) != 0)
 		return -1;
 	XXH3_state_t *st = XXH3_createState();
-	char *buf = malloc(HASH_BUF);
+	char *buf = aligned_alloc(HASH_BUF_ALIGN, HASH_BUF);
 	int rc = st && buf ? 0 : -1;
 	if (rc)
 		snprintf(err, errlen, "out of memory");
