@@ -260,7 +260,11 @@ int ingest(const struct ingest_opts *o, struct ingest_report *rep,
 		snprintf(session, sizeof(session), "%s", o->trace);
 	else if (tracedir_session(o->trace, session, sizeof(session), err, errlen) != 0)
 		return -1;
-	if (trace_hash(session, rep->hash, err, errlen) != 0)
+	/* The hash names the cache's copy; with no cache to look in and an
+	 * output named, decoding takes it itself, on a thread beside the
+	 * graph (graph.c). */
+	int hash_first = o->use_cache || !o->output;
+	if (hash_first && trace_hash(session, rep->hash, err, errlen) != 0)
 		return -1;
 	char hex[33], cached[4096 + 64];
 	vmr_hash_hex(rep->hash, hex);
@@ -292,8 +296,8 @@ int ingest(const struct ingest_opts *o, struct ingest_report *rep,
 		}
 		target = cached;
 	}
-	if (ingest_decode_isolated(session, rep->hash, target, o->progress, o->allow_empty, rep, err,
-				   errlen) != 0)
+	if (ingest_decode_isolated(session, hash_first ? rep->hash : NULL, target, o->progress,
+				   o->allow_empty, rep, err, errlen) != 0)
 		return -1;
 	snprintf(vmr_path, vmr_path_len, "%s", target);
 	/* Keep a copy in the cache too, so the next run decodes nothing. */
