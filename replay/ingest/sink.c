@@ -679,6 +679,7 @@ int sink_write_vmr(struct sink *s, const char *path, const uint8_t hash[16], cha
 		return -1;
 	}
 	vmr_writer_end(w);
+	spill_close_start(&s->spill);
 	vmr_writer_begin(w, VMR_SEC_PAGES);
 	vmr_writer_append(w, s->pm.pages, (size_t)s->pm.nr_pages * sizeof(struct vmr_page));
 	vmr_writer_end(w);

@@ -15,6 +15,7 @@ void spill_init(struct spill *sp, const char *out)
 	sp->fd = -1;
 	sp->nr_chunks = 0;
 	sp->map = NULL;
+	sp->closing = 0;
 	struct stat st;
 	const char *slash = strrchr(out, '/');
 	if (strcmp(out, "-") == 0 || (stat(out, &st) == 0 && !S_ISREG(st.st_mode))) {
@@ -93,12 +94,30 @@ void spill_done(struct spill *sp, uint32_t first, uint32_t nr)
 	madvise((char *)sp->map + (size_t)first * SPILL_BYTES, (size_t)nr * SPILL_BYTES, MADV_DONTNEED);
 }
 
-void spill_close(struct spill *sp)
+static void *close_main(void *arg)
 {
+	struct spill *sp = arg;
 	if (sp->map)
 		munmap(sp->map, (size_t)sp->nr_chunks * SPILL_BYTES);
-	sp->map = NULL;
 	if (sp->fd >= 0)
 		close(sp->fd);
+	return NULL;
+}
+
+void spill_close_start(struct spill *sp)
+{
+	if (sp->fd < 0 || sp->closing)
+		return;
+	sp->closing = pthread_create(&sp->closer, NULL, close_main, sp) == 0;
+}
+
+void spill_close(struct spill *sp)
+{
+	if (sp->closing)
+		pthread_join(sp->closer, NULL);
+	else
+		close_main(sp);
+	sp->closing = 0;
+	sp->map = NULL;
 	sp->fd = -1;
 }

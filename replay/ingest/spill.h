@@ -17,6 +17,7 @@
 #ifndef SPILL_H
 #define SPILL_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "vmr/vmr.h"
@@ -29,6 +30,8 @@ struct spill {
 	int fd;                        /* -1 until the first chunk */
 	uint32_t nr_chunks;
 	struct vmr_rec *map;           /* spill_map's, NULL before */
+	pthread_t closer;              /* spill_close_start's */
+	int closing;
 	char dir[4096];                /* where the file goes */
 };
 
@@ -45,6 +48,11 @@ const struct vmr_rec *spill_map(struct spill *sp, char *err, size_t errlen);
 /* Chunks FIRST..FIRST+NR-1 of the mapping have been used: their pages
  * leave the process's memory (the file keeps them). */
 void spill_done(struct spill *sp, uint32_t first, uint32_t nr);
+/* No chunk is needed any more: the file is closed on a thread of its
+ * own (freeing its page cache and blocks takes milliseconds), while the
+ * rest of the .vmr is written. */
+void spill_close_start(struct spill *sp);
+/* Closes the file (or waits for spill_close_start's thread). */
 void spill_close(struct spill *sp);
 
 #endif
