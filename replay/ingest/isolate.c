@@ -156,10 +156,7 @@ int ingest_decode_isolated(const char *trace, const uint8_t hash[16], const char
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
 	if (got == sizeof(r) && WIFEXITED(status) && WEXITSTATUS(status) == 0) {
-		uint8_t h[16];
-		memcpy(h, rep->hash, sizeof(h));   /* the caller's: decoding does not set it */
-		*rep = r.rep;
-		memcpy(rep->hash, h, sizeof(h));
+		*rep = r.rep;                      /* its hash: HASH, or the child's */
 		snprintf(err, errlen, "%s", r.err);
 		return r.rc;
 	}

@@ -623,32 +623,28 @@ void sink_summarise(struct sink *s, struct ingest_report *rep)
 	free(sk);
 }
 
-/* Chunks read back from the spill file at once, when consecutive there. */
-#define SPILL_READ 16
+/* Consecutive chunks of the spill file written at once, at most: an
+ * append of 1 MiB is checksummed on a second thread (vmr_write.c), and
+ * the process holds no more than this of the mapping at a time. */
+#define SPILL_RUN 16
 
 /* RECORDS: every task's stream, its spilled chunks then its buffer. */
 static int write_records(struct sink *s, struct vmr_writer *w, char *err, size_t errlen)
 {
-	struct vmr_rec *buf = NULL;
+	const struct vmr_rec *map = NULL;
+	if (s->spill.nr_chunks && !(map = spill_map(&s->spill, err, errlen)))
+		return -1;
 	for (size_t i = 0; i < s->nr_tasks; i++) {
 		const struct task *t = &s->tasks[i];
 		for (size_t c = 0, e; c < t->nr_chunks; c = e) {
-			for (e = c + 1; e < t->nr_chunks && e - c < SPILL_READ &&
+			for (e = c + 1; e < t->nr_chunks && e - c < SPILL_RUN &&
 				     t->chunks[e] == t->chunks[e - 1] + 1; e++)
 				;
-			if (!buf && !(buf = malloc(SPILL_READ * SPILL_BYTES))) {
-				snprintf(err, errlen, "out of memory");
-				return -1;
-			}
-			if (spill_get(&s->spill, t->chunks[c], (uint32_t)(e - c), buf, err, errlen) != 0) {
-				free(buf);
-				return -1;
-			}
-			vmr_writer_append(w, buf, (e - c) * SPILL_BYTES);
+			vmr_writer_append(w, map + (size_t)t->chunks[c] * SPILL_RECS, (e - c) * SPILL_BYTES);
+			spill_done(&s->spill, t->chunks[c], (uint32_t)(e - c));
 		}
 		vmr_writer_append(w, t->recs, t->nr_buf * sizeof(struct vmr_rec));
 	}
-	free(buf);
 	return 0;
 }
 
@@ -683,6 +679,7 @@ int sink_write_vmr(struct sink *s, const char *path, const uint8_t hash[16], cha
 		return -1;
 	}
 	vmr_writer_end(w);
+	spill_close_start(&s->spill);
 	vmr_writer_begin(w, VMR_SEC_PAGES);
 	vmr_writer_append(w, s->pm.pages, (size_t)s->pm.nr_pages * sizeof(struct vmr_page));
 	vmr_writer_end(w);

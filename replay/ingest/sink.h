@@ -147,8 +147,8 @@ void sink_event(struct sink *s, const bt_message *msg);
 int ingest_decode_isolated(const char *trace, const uint8_t hash[16], const char *out,
 			   int show_progress, int allow_empty, struct ingest_report *rep,
 			   char *err, size_t errlen);
-/* graph.c: decodes TRACE (its hash HASH) into the .vmr OUT.  0, or -1
- * with err set. */
+/* graph.c: decodes TRACE (its hash HASH, or NULL: taken while it
+ * decodes, into REP->hash) into the .vmr OUT.  0, or -1 with err set. */
 int ingest_decode(const char *trace, const uint8_t hash[16], const char *out, int show_progress,
 		  int allow_empty, struct ingest_report *rep, char *err, size_t errlen);
 /* ingest.c: the error for a trace with nothing to replay, in err. */

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -13,6 +14,8 @@ void spill_init(struct spill *sp, const char *out)
 {
 	sp->fd = -1;
 	sp->nr_chunks = 0;
+	sp->map = NULL;
+	sp->closing = 0;
 	struct stat st;
 	const char *slash = strrchr(out, '/');
 	if (strcmp(out, "-") == 0 || (stat(out, &st) == 0 && !S_ISREG(st.st_mode))) {
@@ -44,12 +47,11 @@ static int spill_open(struct spill *sp, char *err, size_t errlen)
 	return 0;
 }
 
-/* All LEN bytes at AT, through pread or pwrite (WRITE): 0, or -1 with
- * errno, 0 for a short file or no space. */
-static int spill_io(int fd, char *p, size_t len, off_t at, int write)
+/* All LEN bytes at AT: 0, or -1 with errno, 0 for no space. */
+static int spill_write(int fd, const char *p, size_t len, off_t at)
 {
 	while (len) {
-		ssize_t n = write ? pwrite(fd, p, len, at) : pread(fd, p, len, at);
+		ssize_t n = pwrite(fd, p, len, at);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
@@ -68,7 +70,7 @@ int64_t spill_put(struct spill *sp, const struct vmr_rec *recs, char *err, size_
 {
 	if (sp->fd < 0 && spill_open(sp, err, errlen) != 0)
 		return -1;
-	if (spill_io(sp->fd, (char *)recs, SPILL_BYTES, (off_t)sp->nr_chunks * SPILL_BYTES, 1) != 0) {
+	if (spill_write(sp->fd, (const char *)recs, SPILL_BYTES, (off_t)sp->nr_chunks * SPILL_BYTES) != 0) {
 		snprintf(err, errlen, "%s: cannot write the records' spill file: %s", sp->dir,
 			 errno ? strerror(errno) : "no space");
 		return -1;
@@ -76,20 +78,46 @@ int64_t spill_put(struct spill *sp, const struct vmr_rec *recs, char *err, size_
 	return sp->nr_chunks++;
 }
 
-int spill_get(struct spill *sp, uint32_t first, uint32_t nr, struct vmr_rec *buf,
-	      char *err, size_t errlen)
+const struct vmr_rec *spill_map(struct spill *sp, char *err, size_t errlen)
 {
-	if (spill_io(sp->fd, (char *)buf, (size_t)nr * SPILL_BYTES, (off_t)first * SPILL_BYTES, 0) != 0) {
-		snprintf(err, errlen, "%s: cannot read the records' spill file back: %s", sp->dir,
-			 errno ? strerror(errno) : "short file");
-		return -1;
+	void *m = mmap(NULL, (size_t)sp->nr_chunks * SPILL_BYTES, PROT_READ, MAP_SHARED, sp->fd, 0);
+	if (m == MAP_FAILED) {
+		snprintf(err, errlen, "%s: cannot map the records' spill file: %s", sp->dir,
+			 strerror(errno));
+		return NULL;
 	}
-	return 0;
+	return sp->map = m;
+}
+
+void spill_done(struct spill *sp, uint32_t first, uint32_t nr)
+{
+	madvise((char *)sp->map + (size_t)first * SPILL_BYTES, (size_t)nr * SPILL_BYTES, MADV_DONTNEED);
+}
+
+static void *close_main(void *arg)
+{
+	struct spill *sp = arg;
+	if (sp->map)
+		munmap(sp->map, (size_t)sp->nr_chunks * SPILL_BYTES);
+	if (sp->fd >= 0)
+		close(sp->fd);
+	return NULL;
+}
+
+void spill_close_start(struct spill *sp)
+{
+	if (sp->fd < 0 || sp->closing)
+		return;
+	sp->closing = pthread_create(&sp->closer, NULL, close_main, sp) == 0;
 }
 
 void spill_close(struct spill *sp)
 {
-	if (sp->fd >= 0)
-		close(sp->fd);
+	if (sp->closing)
+		pthread_join(sp->closer, NULL);
+	else
+		close_main(sp);
+	sp->closing = 0;
+	sp->map = NULL;
 	sp->fd = -1;
 }

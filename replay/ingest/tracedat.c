@@ -41,7 +41,7 @@
 #include <sys/wait.h>
 #include <trace-cmd.h>
 #include <unistd.h>
-#include <xxhash.h>
+#include "vmr/xxh.h"
 
 #include "cli.h"
 
@@ -181,7 +181,7 @@ static int hash_file(XXH3_state_t *st, const char *path, const char *name, int o
 		return -1;
 	}
 	XXH3_128bits_update(st, name, strlen(name) + 1);
-	char buf[1 << 16];
+	char buf[1 << 16] __attribute__((aligned(4096)));   /* on a page, as trace_hash's */
 	size_t n;
 	uint64_t total = 0;
 	while ((n = fread(buf, 1, sizeof(buf), f)) > 0) {
