@@ -4,6 +4,7 @@
  * bounds, task ranges, and every record's page id and op.
  */
 #include "vmr.h"
+#include "xxh.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -13,7 +14,6 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <xxhash.h>
 
 #define VMR_NAME_STR(name) #name,
 const char *const vmr_vmstat_names[VMR_NR_VMSTAT] = { VMR_VMSTAT_FIELDS(VMR_NAME_STR) };
