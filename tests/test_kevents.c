@@ -1166,6 +1166,56 @@ static void cow_fault_read_in(void **state)
 	}
 }
 
+/* execve's ELF loader writes the new image before sched_process_exec
+ * (padzero clears the data segment's tail: a kernel-mode write fault) in
+ * a mapping only the new image's snapshot has; the old image's snapshot
+ * maps another file (ino 77) at that address.  The fault is the new
+ * image's copy-on-write, and the two pages of ino 78 inserted after it
+ * are its read-ahead, not write()s; the store after the exec is the new
+ * image's heap. */
+static void exec_loader_read_in(void **state)
+{
+	(void)state;
+	enum { M, KF, A, X, UF };
+	struct ctf c;
+	ctf_begin(&c, "execload", "ust", "lttng-ust", "");
+	ctf_event_class(&c, M, "vmreplay_capture:proc_maps", "uint64_t _kts; int32_t _pid; string _maps;");
+	ctf_event_class(&c, KF, "vmreplay_kernel:x86_exceptions_page_fault_kernel",
+			KCOMMON "xint64_t _address; xint64_t _ip; uint8_t _error_code;");
+	ctf_event_class(&c, A, "vmreplay_kernel:mm_filemap_add_to_page_cache",
+			KCOMMON "xint64_t _pfn; uint64_t _i_ino; uint64_t _index; uint32_t _s_dev; uint8_t _order;");
+	ctf_event_class(&c, X, "vmreplay_kernel:sched_process_exec",
+			KCOMMON "string _filename; int32_t _tid; int32_t _old_tid;");
+	ctf_event_class(&c, UF, "vmreplay_kernel:x86_exceptions_page_fault_user",
+			KCOMMON "xint64_t _address; xint64_t _ip; uint8_t _error_code;");
+	ev(&c, M, 1000);
+	u64(&c.ev, 1000); i32(&c.ev, 7);
+	str(&c.ev, "00010000-00020000 rw-p 00000000 00:00 0\n"
+		   "00060000-00064000 rw-p 00000000 08:01 77 /bin/old\n");
+	ev(&c, KF, 2000);                           /* padzero in the new image */
+	kcommon(&c, 2000, 7);
+	u64(&c.ev, 0x60000); u64(&c.ev, 0x400000); u8(&c.ev, 0x2);
+	for (uint64_t i = 0; i < 2; i++) {          /* its file page and the next, read in */
+		ev(&c, A, 2100 + i);
+		kcommon(&c, 2100 + i, 7);
+		u64(&c.ev, 0x1234 + i); u64(&c.ev, 78); u64(&c.ev, i); u32(&c.ev, 0x800001); u8(&c.ev, 0);
+	}
+	ev(&c, X, 2500);
+	kcommon(&c, 2500, 7);
+	str(&c.ev, "/bin/new"); i32(&c.ev, 7); i32(&c.ev, 7);
+	ev(&c, M, 3000);
+	u64(&c.ev, 3000); i32(&c.ev, 7);
+	str(&c.ev, "00010000-00020000 rw-p 00000000 00:00 0\n"
+		   "00060000-00064000 rw-p 00000000 08:01 78 /bin/new\n");
+	ev(&c, UF, 3500);                           /* the new image's heap store */
+	kcommon(&c, 3500, 7);
+	u64(&c.ev, 0x10000); u64(&c.ev, 0x400000); u8(&c.ev, 0x6);
+	faults_ingested(&c, 2, "2 (2 anon incl. 1 copy-on-write and 0 outside any known mapping, 0 file)",
+			"demand_page_cache", "0 pages read (0 get_pages of a read already counted), 0 pages "
+			"written, 0 freed, 2 read-ahead (inserted, not referenced), 0 evicted by reclaim, 0 "
+			"file pages found cached (charged outside the session)");
+}
+
 /* The memcg statistics' flushes (capture_session.stats_flush names the
  * tracepoint): a memcg_flush_stats that flushed (force: the periodic
  * flusher's of the root, id 1; needs_flush: a reader's of the session's
@@ -1256,6 +1306,7 @@ int main(void)
 		cmocka_unit_test(empty_maps),
 		cmocka_unit_test(later_maps),
 		cmocka_unit_test(fork_maps),
+		cmocka_unit_test(exec_loader_read_in),
 		cmocka_unit_test(cow_fault_read_in),
 		cmocka_unit_test(kernel_mode_faults),
 		cmocka_unit_test(pte_young_observations),

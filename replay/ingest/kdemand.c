@@ -281,6 +281,30 @@ static const struct mreg *fault_region(struct walk *w, uint32_t pid, uint64_t ts
 	return NULL;
 }
 
+/* The mapping of a kernel-mode write fault of process PID at ADDR, at TS,
+ * when PID execs after TS and the image that exec loads maps ADDR
+ * otherwise than OLD (the mapping fault_region found there in the old
+ * image, or NULL).  sched_process_exec fires after exec_binprm's
+ * load_elf_binary has returned, and the loader already runs in the new
+ * mm (begin_new_exec's exec_mmap): its writes — padzero's clear_user of
+ * a data segment's tail through the new image's private file mapping,
+ * create_elf_tables' to the new stack — fault before the exec event, in
+ * mappings only the new image's snapshots have.  Before exec_mmap,
+ * execve only reads the old mm (copy_strings).  So the page-cache
+ * insertions after such a fault are its do_cow_fault read-in and
+ * read-ahead of the new image's file, not write()s of some other. */
+static const struct mreg *exec_loader_region(struct walk *w, uint32_t pid, uint64_t ts, uint64_t addr,
+					     const struct mreg *old)
+{
+	uint32_t epoch = kev_epoch_of(&w->ex, pid, ts);
+	if (kev_epoch_of(&w->ex, pid, UINT64_MAX) == epoch)
+		return old;            /* no exec of PID after TS */
+	const struct mreg *r = kev_region_of(w->k, pid, epoch + 1, ts, addr);
+	if (!r || (old && old->file == r->file && (!r->file || (old->dev == r->dev && old->ino == r->ino))))
+		return old;
+	return r;
+}
+
 static int on_fault(struct walk *w, struct tinfo *t, const struct kdem *d)
 {
 	struct kevents *k = w->k;
@@ -302,6 +326,8 @@ static int on_fault(struct walk *w, struct tinfo *t, const struct kdem *d)
 			op |= VMR_F_UACCESS;
 	}
 	const struct mreg *r = fault_region(w, d->pid, d->ts, addr);
+	if ((ec & 6) == 2)             /* a kernel-mode write */
+		r = exec_loader_region(w, d->pid, d->ts, addr, r);
 	/* The page-cache insertions after a fault in a file mapping are its
 	 * read-in and read-ahead (filemap_fault), the mapping's file page
 	 * being mapped or, for a write to a private mapping, copied to a new
