@@ -39,8 +39,10 @@
  *   8: a DAMON pass covers ceil(S * a / N) pages of its region (damon_window);
  *   9: the accessed-bit sampler's pte_young observations are LOADs;
  *  10: the read-ahead window's read time (file_ra_*: kdemand.c's
- *      meta_ra_read_time). */
-#define INGEST_REVISION 10
+ *      meta_ra_read_time);
+ *  11: MADV_HUGEPAGE / MADV_NOHUGEPAGE advice and the THP faults it
+ *      allows (VMR_F_HUGE, kdemand.c thp_fault), META thp_defrag. */
+#define INGEST_REVISION 11
 
 /* The hash reads the trace through a buffer small enough to stay in the
  * core's cache: read() copies into it and the hash reads it back, twice
