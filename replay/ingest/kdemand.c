@@ -489,18 +489,10 @@ static int on_madvise_exit(struct walk *w, struct tinfo *t, int64_t ret)
 	uint64_t start = t->madv_start, end = start + ((t->madv_len + ps - 1) & ~(ps - 1));
 	if (end <= start)
 		return 0;
-	/* What a populate brings in has to fit in the session's memory and
-	 * swap: more is a damaged length, not billions of page ids. */
-	uint64_t mem = ingest_sink_mem_total(w->s);
-	if (mem && end - start > mem + k->cap.swap_size) {
-		ingest_sink_fail(w->s, "%s: event syscall_entry_madvise: field len_in: %llu bytes is more "
-				 "than the session's memory and swap (%llu)", k->trace ? k->trace : "trace",
-				 (unsigned long long)(end - start), (unsigned long long)(mem + k->cap.swap_size));
-		return -1;
-	}
 	uint32_t pid = t->pid ? t->pid : t->tid;
+	/* hugepage_madvise sets the VMAs' flag and moves no page: a range
+	 * of any length (a heap reserved at start-up) */
 	if (t->madv_advice == MADV_HUGEPAGE || t->madv_advice == MADV_NOHUGEPAGE) {
-		/* hugepage_madvise: the VMAs' flag, no page moves */
 		if (GROW(k, hpadv, nr_hpadv, cap_hpadv) != 0)
 			return -1;
 		int on = t->madv_advice == MADV_HUGEPAGE;
@@ -511,6 +503,15 @@ static int on_madvise_exit(struct walk *w, struct tinfo *t, int64_t ret)
 		else
 			k->n_madv_nohugepage++;
 		return 0;
+	}
+	/* What a populate brings in has to fit in the session's memory and
+	 * swap: more is a damaged length, not billions of page ids. */
+	uint64_t mem = ingest_sink_mem_total(w->s);
+	if (mem && end - start > mem + k->cap.swap_size) {
+		ingest_sink_fail(w->s, "%s: event syscall_entry_madvise: field len_in: %llu bytes is more "
+				 "than the session's memory and swap (%llu)", k->trace ? k->trace : "trace",
+				 (unsigned long long)(end - start), (unsigned long long)(mem + k->cap.swap_size));
+		return -1;
 	}
 	const struct msnap *sn = kev_snap_at(k, pid, kev_epoch_of(&w->ex, pid, t->madv_ts), t->madv_ts);
 	const struct mreg *r = sn && sn->nr ? k->reg + sn->first : NULL;
