@@ -308,7 +308,8 @@ static const struct bridge_spec specs[] = {
 	 * POPULATE_WRITE (23), DONTNEED_LOCKED (24); exits unfiltered (a
 	 * syscall exit carries only ret: ingest pairs it with its entry). */
 	{ B_MADVISE_ENTER, "syscalls", "sys_enter_madvise", 'T', 0, { "start", "len_in", "behavior" },
-	  "behavior == 4 || behavior == 22 || behavior == 23 || behavior == 24" },
+	  "behavior == 4 || behavior == 14 || behavior == 15 || behavior == 22 || behavior == 23 || "
+	  "behavior == 24" },
 	{ B_MADVISE_EXIT, "syscalls", "sys_exit_madvise", 'T', 0, { "ret" }, 0 },
 	{ B_FORK, "sched", "sched_process_fork", 'T', 1, { "parent_pid", "child_pid" }, 0 },
 	{ B_EXEC, "sched", "sched_process_exec", 'T', 1, { "pid", "old_pid" }, 0 },
@@ -1207,9 +1208,12 @@ static void read_kernel_build(struct kbuild *b)
 		    opt.kernel_build);
 }
 
-static void thp_setting(char *buf, size_t len)
+/* The choice in brackets of a transparent_hugepage file (enabled: when
+ * a fault may map a huge page; defrag: whether its allocation and charge
+ * may reclaim directly, vma_thp_gfp_mask). */
+static void thp_setting(const char *path, char *buf, size_t len)
 {
-	char *s = read_file("/sys/kernel/mm/transparent_hugepage/enabled", NULL);
+	char *s = read_file(path, NULL);
 	buf[0] = '\0';
 	char *a = s ? strchr(s, '[') : NULL, *b = a ? strchr(a, ']') : NULL;
 	if (a && b)
@@ -1241,8 +1245,9 @@ static void emit_session(void)
 		.lru_kind = lru_kind(),
 	};
 	lttng_ust_tracepoint(vmreplay, session, &s);
-	char thp[32];
-	thp_setting(thp, sizeof(thp));
+	char thp[32], thp_defrag[32];
+	thp_setting("/sys/kernel/mm/transparent_hugepage/enabled", thp, sizeof(thp));
+	thp_setting("/sys/kernel/mm/transparent_hugepage/defrag", thp_defrag, sizeof(thp_defrag));
 	const struct kbuild *kb = &kbuild;
 	char *version = read_file("/proc/version", NULL);
 	if (version)
@@ -1273,6 +1278,7 @@ static void emit_session(void)
 		.vma_ra_enabled = vma_ra_enabled(),
 		.stats_flush = stats_flush_event,
 		.dropped_inputs = opt.dropped_inputs,
+		.thp_defrag = thp_defrag,
 	};
 	lttng_ust_tracepoint(vmreplay_capture, capture_session, &c);
 	free(version);

@@ -56,6 +56,7 @@ struct vmrc_session {
     /* The files the command's exec reads, dropped from the page cache
      * with their shadow entries before it started (space-separated). */
     const char *dropped_inputs;
+    const char *thp_defrag;     /* transparent_hugepage/defrag choice    */
 };
 
 struct vmrc_end {
@@ -121,6 +122,7 @@ LTTNG_UST_TRACEPOINT_EVENT(
         lttng_ust_field_integer(int32_t, vma_ra_enabled, s->vma_ra_enabled)
         lttng_ust_field_string(stats_flush, s->stats_flush)
         lttng_ust_field_string(dropped_inputs, s->dropped_inputs)
+        lttng_ust_field_string(thp_defrag, s->thp_defrag)
     )
 )
 

@@ -175,6 +175,17 @@ int run_setup(const struct vmr *v, const struct run_request *r, struct engine_pa
 	if (p->page_cluster > 31)
 		p->page_cluster = 3;
 	p->vma_ra_enabled = meta_u64(v, "vma_ra_enabled", 1) != 0;
+	/* The gfp of a THP fault's folio (vma_thp_gfp_mask): by
+	 * transparent_hugepage/defrag, the kernel's default (madvise) where
+	 * the capture did not record it, and whether the VMA is VM_HUGEPAGE,
+	 * which ingest makes every THP fault's under "madvise" and none's
+	 * under "always" (DEVIATIONS.md). */
+	char thp[32], defrag[32];
+	if (!vmr_meta_get(v, "thp", thp, sizeof(thp)))
+		thp[0] = '\0';
+	if (!vmr_meta_get(v, "thp_defrag", defrag, sizeof(defrag)) || !defrag[0])
+		snprintf(defrag, sizeof(defrag), "madvise");
+	p->thp_gfp = vma_thp_gfp_mask(defrag, strcmp(thp, "madvise") == 0);
 	/* The capture's machine: its CPUs, its reads of memory.stat (each
 	 * flushes the statistics reclaim reads), what it charged beyond the
 	 * LRU. */

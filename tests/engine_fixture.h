@@ -97,6 +97,11 @@ static int fixture_cgroup_v1;
 /* The file system's device of replay_fixture's machine (a test may set
  * a window's read time on it). */
 static const char *fixture_file_dev = "ssd";
+/* The gfp of a THP fault's charge on replay_fixture's machine (GFP_*,
+ * mm/mm.h; 0: it may not reclaim), and whether it keeps every reclaim
+ * record (engine.records.all). */
+static unsigned fixture_thp_gfp;
+static int fixture_keep_records;
 
 static inline void replay_fixture(struct engine *e, struct vmr *v, const char *path,
 				  const struct reclaim_policy *pol, const struct fixture_task *t,
@@ -107,7 +112,8 @@ static inline void replay_fixture(struct engine *e, struct vmr *v, const char *p
 	char err[256];
 	assert_int_equal(vmr_open(v, path, err, sizeof(err)), 0);
 	struct engine_params p = { .policy = pol, .swappiness = 60, .page_cluster = 3, .vma_ra_enabled = 1,
-				   .cgroup_v1 = fixture_cgroup_v1,
+				   .cgroup_v1 = fixture_cgroup_v1, .thp_gfp = fixture_thp_gfp,
+				   .keep_records = fixture_keep_records,
 				   .memory_limit = limit * 4096, .node_memory = 1ull << 30,
 				   .swap_size = swap * 4096, .seed = 1 };
 	assert_int_equal(backing_parse(swap_dev, &p.swap, NULL, err, sizeof(err)), 0);

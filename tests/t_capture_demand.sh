@@ -54,7 +54,7 @@ check "ingest: exit 0" test $rc -eq 0
 [ $rc -eq 0 ] || sed 's/^/# /' "$tmp/err" | tail -20
 meta() { strings "$tmp/s.vmr" | sed -n "s/^$1\t//p" | head -1; }
 check "ingest: 3 calls, 4096 pages populated, 1024 dropped ($(meta demand_madvise))" \
-    test "$(meta demand_madvise)" = "3 calls (0 failed), 4096 pages populated, 1024 pages dropped (DONTNEED)"
+    test "$(meta demand_madvise)" = "3 calls (0 failed), 4096 pages populated, 1024 pages dropped (DONTNEED), 0 HUGEPAGE, 0 NOHUGEPAGE"
 # (python's own start-up adds some: its reads into fresh buffers)
 check "ingest: at least the read()'s 1024 kernel-mode faults ($(meta demand_faults_kernel_mode))" \
     test "$(meta demand_faults_kernel_mode | cut -d' ' -f1)" -ge 1024

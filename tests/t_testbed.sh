@@ -210,7 +210,7 @@ check "events: the four madvise calls ($(grep -c 'syscall_entry_madvise:' "$tmp/
 "$vmr" ingest -q -o "$tmp/madv.vmr" "$tmp/madv" >/dev/null 2>"$tmp/err"; rc=$?
 madv=$(strings "$tmp/madv.vmr" 2>/dev/null | sed -n 's/^demand_madvise\t//p' | head -1)
 check "ingest: 4 calls (1 failed), 3584 pages populated, 512 dropped ($madv)" \
-    test $rc -eq 0 -a "$madv" = "4 calls (1 failed), 3584 pages populated, 512 pages dropped (DONTNEED)"
+    test $rc -eq 0 -a "$madv" = "4 calls (1 failed), 3584 pages populated, 512 pages dropped (DONTNEED), 0 HUGEPAGE, 0 NOHUGEPAGE"
 
 # --- MGLRU off: the classic LRU of the same kernel --------------------------
 env "${guest_env[@]}" "$vmr" capture -q --kernel "$dir" --lru-gen n -o "$tmp/off" --limit 32M -- \

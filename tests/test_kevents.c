@@ -941,10 +941,101 @@ static void madvise_populate(void **state)
 	ingest_to(&c, out, &v);
 	assert_int_equal(v.hdr->nr_accesses, 7);
 	assert_string_equal(meta(&v, "demand_madvise"),
-			    "5 calls (1 failed), 6 pages populated, 2 pages dropped (DONTNEED)");
+			    "5 calls (1 failed), 6 pages populated, 2 pages dropped (DONTNEED), 0 HUGEPAGE, "
+			    "0 NOHUGEPAGE");
 	assert_non_null(strstr(meta(&v, "demand_page_cache"), " 0 pages written"));
 	vmr_close(&v);
 	unlink(out);
+}
+
+/* THP faults (kdemand.c thp_fault), THP "madvise": an anonymous region
+ * of 6 MiB at 0x200000 (three PMD ranges), MADV_HUGEPAGE on the first
+ * two.  A write fault at 0x201000 maps the whole PMD range: its page
+ * first (flagged HUGE), then the range's other 511, ids 1..511 after
+ * it; a read fault at 0x400000 maps the huge zero page (one LOAD), which
+ * leaves that range with a page, so the write fault at 0x401000 is one
+ * page; the write at 0x600000 is outside the advice: one page.  Then
+ * MADV_NOHUGEPAGE on 0x800000-0xa00000 of a second region advised
+ * HUGEPAGE before (the later advice wins): one page.  Hand-counted:
+ * 512 + 1 + 1 + 1 + 1 = 516 accesses and pages, one THP fault. */
+static void thp_faults(void **state)
+{
+	(void)state;
+	enum { T_SESSION, T_MAPS, T_FAULT, T_ENTER, T_EXIT };
+	struct ctf c;
+	ctf_begin(&c, "thp", "ust", "lttng-ust", "");
+	ctf_event_class(&c, T_SESSION, "vmreplay_capture:capture_session", SESSION_FIELDS);
+	ctf_event_class(&c, T_MAPS, "vmreplay_capture:proc_maps", "uint64_t _kts; int32_t _pid; string _maps;");
+	ctf_event_class(&c, T_FAULT, "vmreplay_kernel:x86_exceptions_page_fault_user",
+			KCOMMON "xint64_t _address; xint64_t _ip; uint8_t _error_code;");
+	ctf_event_class(&c, T_ENTER, "vmreplay_kernel:syscall_entry_madvise",
+			KCOMMON "xint64_t _start; uint64_t _len_in; int32_t _behavior;");
+	ctf_event_class(&c, T_EXIT, "vmreplay_kernel:syscall_exit_madvise", KCOMMON "uint64_t _ret;");
+	ev(&c, T_SESSION, 500);
+	u32(&c.ev, 200); str(&c.ev, "/sys/fs/cgroup/memory/x"); u32(&c.ev, 1); u64(&c.ev, 64 << 20);
+	i32(&c.ev, 100); str(&c.ev, "file"); str(&c.ev, "/var/tmp/s"); u64(&c.ev, 256 << 20);
+	str(&c.ev, "tracefs-bridge"); str(&c.ev, "classic"); str(&c.ev, "madvise"); u32(&c.ev, 100);
+	u8(&c.ev, 0); u64(&c.ev, 0); u64(&c.ev, 0); u64(&c.ev, 0); str(&c.ev, ""); str(&c.ev, "test");
+	ev(&c, T_MAPS, 1000);
+	u64(&c.ev, 1000); i32(&c.ev, 200);
+	str(&c.ev, "00200000-00800000 rw-p 00000000 00:00 0\n"
+		   "00800000-00a00000 rw-p 00000000 00:00 0\n");
+	static const struct { uint64_t ts, start, len; int32_t adv; } call[] = {
+		{ 1500, 0x200000, 0x400000, 14 },
+		{ 1600, 0x800000, 0x200000, 14 },
+		{ 1700, 0x800000, 0x200000, 15 },
+	};
+	for (size_t i = 0; i < sizeof(call) / sizeof(call[0]); i++) {
+		ev(&c, T_ENTER, call[i].ts);
+		kcommon(&c, call[i].ts, 200);
+		u64(&c.ev, call[i].start); u64(&c.ev, call[i].len); i32(&c.ev, call[i].adv);
+		ev(&c, T_EXIT, call[i].ts + 10);
+		kcommon(&c, call[i].ts + 10, 200);
+		u64(&c.ev, 0);
+	}
+	static const struct { uint64_t ts, addr; uint8_t ec; } fault[] = {
+		{ 2000, 0x201000, 0x6 }, { 2100, 0x400000, 0x4 }, { 2200, 0x401000, 0x6 },
+		{ 2300, 0x600000, 0x6 }, { 2400, 0x800000, 0x6 },
+	};
+	for (size_t i = 0; i < sizeof(fault) / sizeof(fault[0]); i++) {
+		ev(&c, T_FAULT, fault[i].ts);
+		kcommon(&c, fault[i].ts, 200);
+		u64(&c.ev, fault[i].addr); u64(&c.ev, 0x400000); u8(&c.ev, fault[i].ec);
+	}
+	ctf_end(&c);
+	char out[600];
+	snprintf(out, sizeof(out), "%s.vmr", c.dir);
+	struct vmr v;
+	ingest_to(&c, out, &v);
+	assert_int_equal(v.hdr->nr_accesses, 516);
+	assert_int_equal(v.hdr->nr_pages, 516);
+	assert_string_equal(meta(&v, "demand_thp_faults"),
+			    "1 (anonymous write faults that map a PMD-sized folio, 512 pages each)");
+	assert_non_null(strstr(meta(&v, "demand_madvise"), "2 HUGEPAGE, 1 NOHUGEPAGE"));
+	/* the faulting page (0x201) first, id 0, then 0x200 (id 1) and
+	 * 0x202..0x3ff (ids 2..511); the read fault's LOAD is not HUGE */
+	const struct vmr_rec *r = &v.recs[v.tasks[0].first_rec];
+	assert_int_equal(r[0].page, 0);
+	assert_true(vmr_rec_huge(r[0]) && !vmr_rec_is_run(r[0]) && vmr_rec_op(r[0]) == VMR_OP_STORE);
+	assert_int_equal(v.pages[0].index, 0x201);
+	uint32_t seen = 1, i = 1;
+	for (; seen < 512; i++) {
+		if (vmr_rec_op(r[i]) == VMR_OP_DELAY)
+			continue;
+		assert_true(vmr_rec_huge(r[i]));
+		assert_int_equal(r[i].page, seen);
+		seen += vmr_rec_count(r[i]);
+	}
+	assert_int_equal(seen, 512);
+	assert_int_equal(v.pages[1].index, 0x200);
+	assert_int_equal(v.pages[511].index, 0x3ff);
+	for (; i < v.tasks[0].nr_recs; i++)
+		assert_false(vmr_rec_huge(r[i]));
+	vmr_close(&v);
+	unlink(out);
+	char cmd[600];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", c.dir);
+	assert_int_equal(system(cmd), 0);
 }
 
 /* A madvise longer than any range may be: the field named. */
@@ -1311,6 +1402,7 @@ int main(void)
 		cmocka_unit_test(kernel_mode_faults),
 		cmocka_unit_test(pte_young_observations),
 		cmocka_unit_test(madvise_populate),
+		cmocka_unit_test(thp_faults),
 		cmocka_unit_test(hostile_madvise),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

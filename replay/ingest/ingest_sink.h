@@ -25,6 +25,10 @@ int ingest_sink_range(struct sink *s, uint32_t pid, uint32_t tid, uint64_t ts,
 int64_t ingest_sink_known(struct sink *s, uint32_t pid, uint32_t tid, uint64_t ts,
 			  enum vmr_page_kind kind, uint64_t space, uint64_t ino,
 			  uint64_t first, uint64_t last);
+/* Whether no page of FIRST..LAST of (KIND, SPACE, INO) was ever in the
+ * streams (has no page id): 1 or 0. */
+int ingest_sink_untouched(struct sink *s, enum vmr_page_kind kind, uint64_t space, uint64_t ino,
+			  uint64_t first, uint64_t last);
 /* FREE of every resident anonymous page of address space SPACE, in the
  * stream of TID (an exit or an exec released that memory). */
 int ingest_sink_free_space(struct sink *s, uint32_t pid, uint32_t tid, uint64_t ts, uint64_t space);

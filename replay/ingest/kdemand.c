@@ -305,6 +305,90 @@ static const struct mreg *exec_loader_region(struct walk *w, uint32_t pid, uint6
 	return r;
 }
 
+/* ---- anonymous THP faults ---------------------------------------------- */
+
+/* The VMA flag the advice gives the page at ADDR of process PID at TS:
+ * 1 VM_HUGEPAGE, -1 VM_NOHUGEPAGE, 0 neither; *SPLIT when later advice
+ * covers part of [HADDR, HEND) only, which split the VMA inside that PMD
+ * range (madvise_update_vma), so no PMD maps it.  A process forked in the
+ * trace and not exec'd since has its parent's flags from the fork on
+ * (dup_mmap copies the VMAs), as fault_region takes its mappings. */
+static int hugepage_advice(struct walk *w, uint32_t pid, uint64_t ts, uint64_t addr, uint64_t haddr,
+			   uint64_t hend, int *split)
+{
+	struct kevents *k = w->k;
+	*split = 0;
+	for (int level = 0; level < 8; level++) {
+		uint32_t epoch = kev_epoch_of(&w->ex, pid, ts);
+		int found = 0;
+		for (size_t i = k->nr_hpadv; i-- > 0;) {
+			const struct hpadv *a = &k->hpadv[i];
+			if (a->pid != pid || a->epoch != epoch || a->ts > ts || a->end <= haddr || a->start >= hend)
+				continue;
+			if (a->start > haddr || a->end < hend)
+				*split = 1;
+			if (a->start <= addr && addr < a->end) {
+				found = a->on ? 1 : -1;
+				break;
+			}
+		}
+		const struct tinfo *t = kev_tinfo(k, pid, 0);
+		if (found || epoch || !t || !t->fork_ts)
+			return found;
+		const struct tinfo *parent = kev_tinfo(k, t->ppid, 0);
+		if (!parent)
+			return 0;
+		pid = parent->pid ? parent->pid : parent->tid;
+		ts = t->fork_ts;
+	}
+	return 0;
+}
+
+/* A write fault on anonymous memory (D, in region R: NULL outside any
+ * known mapping).  __handle_mm_fault takes create_huge_pmd when the PMD
+ * is none and thp_vma_allowable_order allows PMD_ORDER: THP "always", or
+ * "madvise" in a VM_HUGEPAGE VMA, never in a VM_NOHUGEPAGE one; and
+ * do_huge_pmd_anonymous_page maps a PMD-sized folio where the aligned
+ * range lies inside the VMA (thp_vma_suitable_order).  The VMA's bounds:
+ * the advice's range in "madvise" mode (hugepage_madvise splits the VMA
+ * there), the maps snapshot's region in "always" mode.  The PMD is none
+ * where the trace never had a page of the range: a base page faulted
+ * there once leaves its page table (zap_pte_range and swap-out keep
+ * it).  A read fault maps the huge zero page instead and allocates
+ * nothing (a later write splits it to base pages): it stays as it is.
+ * The THP fault is the faulting page's record, flagged VMR_F_HUGE, then
+ * the rest of the range, so its ids run on from the faulting page's
+ * (FORMAT.md); the replay charges them as one folio and falls back to
+ * the one page when the charge fails (replay/mm/huge_memory.c). */
+static int thp_fault(struct walk *w, const struct kdem *d, const struct mreg *r, unsigned op)
+{
+	struct kevents *k = w->k;
+	uint64_t page = d->a >> w->shift;
+	uint64_t nr = vmr_hpage_pmd_nr(1ull << w->shift);
+	uint64_t hlo = page & ~(nr - 1), hhi = hlo + nr - 1;
+	uint64_t haddr = hlo << w->shift, hend = (hhi + 1) << w->shift;
+	int huge = 0;
+	if (k->thp_mode) {
+		int split;
+		int adv = hugepage_advice(w, d->pid, d->ts, d->a, haddr, hend, &split);
+		if (k->thp_mode == THP_MADVISE)
+			huge = adv > 0 && !split;
+		else
+			huge = adv >= 0 && !split && r && r->start <= haddr && hend <= r->end;
+		huge = huge && ingest_sink_untouched(w->s, VMR_PAGE_ANON, d->pid, 0, hlo, hhi);
+	}
+	if (!huge)
+		return ingest_sink_range(w->s, d->pid, d->tid, d->ts, VMR_PAGE_ANON, d->pid, 0, page, page, op);
+	k->n_fault_thp++;
+	op |= VMR_F_HUGE;
+	int rc = ingest_sink_range(w->s, d->pid, d->tid, d->ts, VMR_PAGE_ANON, d->pid, 0, page, page, op);
+	if (page > hlo)
+		rc |= ingest_sink_range(w->s, d->pid, d->tid, d->ts, VMR_PAGE_ANON, d->pid, 0, hlo, page - 1, op);
+	if (page < hhi)
+		rc |= ingest_sink_range(w->s, d->pid, d->tid, d->ts, VMR_PAGE_ANON, d->pid, 0, page + 1, hhi, op);
+	return rc;
+}
+
 static int on_fault(struct walk *w, struct tinfo *t, const struct kdem *d)
 {
 	struct kevents *k = w->k;
@@ -356,11 +440,15 @@ static int on_fault(struct walk *w, struct tinfo *t, const struct kdem *d)
 		k->n_fault_cow++;
 	k->n_fault_anon++;
 	uint64_t page = addr >> w->shift;
+	if (write && (!r || !r->file))
+		return thp_fault(w, d, r, op);
 	return ingest_sink_range(w->s, d->pid, d->tid, d->ts, VMR_PAGE_ANON, d->pid, 0, page, page, op);
 }
 
 /* madvise(2) advice that moves pages (include/uapi/asm-generic/mman-common.h). */
 #define MADV_DONTNEED        4
+#define MADV_HUGEPAGE        14
+#define MADV_NOHUGEPAGE      15
 #define MADV_POPULATE_READ   22
 #define MADV_POPULATE_WRITE  23
 #define MADV_DONTNEED_LOCKED 24
@@ -427,6 +515,21 @@ static int on_madvise_exit(struct walk *w, struct tinfo *t, int64_t ret)
 	uint64_t start = t->madv_start, end = start + ((t->madv_len + ps - 1) & ~(ps - 1));
 	if (end <= start)
 		return 0;
+	uint32_t pid = t->pid ? t->pid : t->tid;
+	/* hugepage_madvise sets the VMAs' flag and moves no page: a range
+	 * of any length (a heap reserved at start-up) */
+	if (t->madv_advice == MADV_HUGEPAGE || t->madv_advice == MADV_NOHUGEPAGE) {
+		if (GROW(k, hpadv, nr_hpadv, cap_hpadv) != 0)
+			return -1;
+		int on = t->madv_advice == MADV_HUGEPAGE;
+		k->hpadv[k->nr_hpadv++] = (struct hpadv){ t->madv_ts, start, end, pid,
+							  kev_epoch_of(&w->ex, pid, t->madv_ts), on };
+		if (on)
+			k->n_madv_hugepage++;
+		else
+			k->n_madv_nohugepage++;
+		return 0;
+	}
 	/* What a populate brings in has to fit in the session's memory and
 	 * swap: more is a damaged length, not billions of page ids. */
 	uint64_t mem = ingest_sink_mem_total(w->s);
@@ -436,7 +539,6 @@ static int on_madvise_exit(struct walk *w, struct tinfo *t, int64_t ret)
 				 (unsigned long long)(end - start), (unsigned long long)(mem + k->cap.swap_size));
 		return -1;
 	}
-	uint32_t pid = t->pid ? t->pid : t->tid;
 	const struct msnap *sn = kev_snap_at(k, pid, kev_epoch_of(&w->ex, pid, t->madv_ts), t->madv_ts);
 	const struct mreg *r = sn && sn->nr ? k->reg + sn->first : NULL;
 	/* the parts inside known mappings as those mappings say, the rest
@@ -676,6 +778,8 @@ static void meta_session(struct kevents *k, struct sink *s)
 		ingest_sink_meta(s, "kernel_source", "%s", k->cap.kernel_source);
 		ingest_sink_meta(s, "capture_lru_kind", "%s", k->cap.lru_kind);
 		ingest_sink_meta(s, "thp", "%s", k->cap.thp);
+		if (k->cap.thp_defrag[0])
+			ingest_sink_meta(s, "thp_defrag", "%s", k->cap.thp_defrag);
 		ingest_sink_meta(s, "capture_period_ms", "%llu", (unsigned long long)k->cap.period_ms);
 		ingest_sink_meta(s, "damon", "%s: %s", k->cap.damon ? "on" : "off", k->cap.damon_note);
 		ingest_sink_meta(s, "capture_filter", "%s", k->cap.filter);
@@ -868,6 +972,9 @@ int kevents_finish(struct kevents *k, struct sink *s)
 		nr_fault += k->dem[i].kind == KK_FAULT;
 	if (!exact && k->nr_dem) {
 		struct walk w = { .k = k, .s = s, .shift = __builtin_ctzll(ps) };
+		/* transparent_hugepage/enabled as the capture found it */
+		k->thp_mode = strcmp(k->cap.thp, "always") == 0 ? THP_ALWAYS :
+			      strcmp(k->cap.thp, "madvise") == 0 ? THP_MADVISE : THP_NEVER;
 		if (expand_damon(k) != 0)
 			goto oom;
 		qsort(k->dem, k->nr_dem, sizeof(*k->dem), cmp_dem);
@@ -1103,11 +1210,19 @@ int kevents_finish(struct kevents *k, struct sink *s)
 			if (k->n_madv_calls)
 				ingest_sink_meta(s, "demand_madvise",
 						 "%llu calls (%llu failed), %llu pages populated, %llu pages "
-						 "dropped (DONTNEED)",
+						 "dropped (DONTNEED), %llu HUGEPAGE, %llu NOHUGEPAGE",
 						 (unsigned long long)k->n_madv_calls,
 						 (unsigned long long)k->n_madv_failed,
 						 (unsigned long long)k->n_madv_populated,
-						 (unsigned long long)k->n_madv_dropped);
+						 (unsigned long long)k->n_madv_dropped,
+						 (unsigned long long)k->n_madv_hugepage,
+						 (unsigned long long)k->n_madv_nohugepage);
+			if (k->n_fault_thp)
+				ingest_sink_meta(s, "demand_thp_faults",
+						 "%llu (anonymous write faults that map a PMD-sized folio, "
+						 "%llu pages each)",
+						 (unsigned long long)k->n_fault_thp,
+						 (unsigned long long)vmr_hpage_pmd_nr(ps));
 		}
 	}
 	return ingest_sink_failed(s) ? -1 : 0;

@@ -29,7 +29,7 @@
 
 enum origin { O_KERNEL, O_BRIDGE, O_CAPTURE };
 
-#define MAX_KF 32
+#define MAX_KF 33
 
 /* Field names: "a|b" alternatives, a leading '?' optional, '$' a string. */
 struct kspec {
@@ -90,7 +90,7 @@ static const struct kspec capture_specs[] = {
 	    "?lru_gen_enabled", "?lru_gen_min_ttl_ms", "$?kernel_version", "$?build_source",
 	    "$?build_version", "$?build_tree", "$?build_config", "$?build_patches", "$?build_key",
 	    "?swap_rotational", "?page_cluster", "?vma_ra_enabled", "$?stats_flush",
-	    "$?dropped_inputs" } },
+	    "$?dropped_inputs", "$?thp_defrag" } },
 	{ "memcg_stat", KK_MEMCG_STAT, { "kts", "$stat" } },
 	{ "proc_maps", KK_PROC_MAPS, { "kts", "pid", "$maps" } },
 	{ "task_comm", KK_TASK_COMM, { "kts", "tid", "pid", "$comm" } },
@@ -250,6 +250,7 @@ void kevents_free(struct kevents *k)
 	free(k->ra_wait);
 	free(k->ins);
 	free(k->exec);
+	free(k->hpadv);
 	free(k->evict);
 	free(k);
 }
@@ -560,6 +561,7 @@ int kevents_event(struct kevents *k, int kidx, const bt_message *msg, const char
 			k->cap.vma_ra_enabled = v[29] == VMR_ABSENT ? -1 : (int64_t)(int32_t)v[29];
 			snprintf(k->cap.stats_flush, sizeof(k->cap.stats_flush), "%s", gets(ev, &c->f[30]));
 			snprintf(k->cap.dropped_inputs, sizeof(k->cap.dropped_inputs), "%s", gets(ev, &c->f[31]));
+			snprintf(k->cap.thp_defrag, sizeof(k->cap.thp_defrag), "%s", gets(ev, &c->f[32]));
 			break;
 		case KK_MEMCG_STAT:
 			if (parse_memcg(k, ts, gets(ev, &c->f[1])) != 0)

@@ -44,6 +44,15 @@ struct mreg {
 	int exec;                      /* VM_EXEC (maps says x) */
 };
 
+/* An madvise(MADV_HUGEPAGE or MADV_NOHUGEPAGE) that succeeded: the
+ * VMAs of [start, end) of address space PID (exec epoch EPOCH) have
+ * VM_HUGEPAGE (ON) or VM_NOHUGEPAGE from TS on (hugepage_madvise). */
+struct hpadv {
+	uint64_t ts, start, end;
+	uint32_t pid, epoch;
+	int on;
+};
+
 struct msnap {
 	int32_t pid;
 	uint32_t epoch;
@@ -121,7 +130,7 @@ struct kevents {
 	/* capture facts: the capture's session event, kept whole */
 	struct {
 		char cgroup[512], swap_kind[32], swap_device[512], kernel_source[32], lru_kind[16];
-		char thp[32], damon_note[512], filter[512];
+		char thp[32], thp_defrag[32], damon_note[512], filter[512];
 		/* the kernel's LRU and how it was built (test bed), if recorded */
 		int64_t lru_gen_enabled, lru_gen_min_ttl_ms;
 		int64_t swap_rotational, page_cluster, vma_ra_enabled;   /* -1: not known */
@@ -163,6 +172,13 @@ struct kevents {
 	uint64_t n_filtered;
 	uint64_t n_stats_flush;        /* STATS_FLUSH events kept */
 	uint64_t n_madv_calls, n_madv_populated, n_madv_dropped, n_madv_failed;
+	/* MADV_HUGEPAGE / MADV_NOHUGEPAGE calls, and the anonymous faults
+	 * that mapped a PMD-sized folio (kdemand.c thp_fault) */
+	uint64_t n_madv_hugepage, n_madv_nohugepage, n_fault_thp;
+	enum { THP_NEVER, THP_MADVISE, THP_ALWAYS } thp_mode;   /* the capture's "thp" */
+	/* the VM_HUGEPAGE / VM_NOHUGEPAGE advice given, in time order */
+	struct hpadv *hpadv;
+	size_t nr_hpadv, cap_hpadv;
 	/* pte_young observations, the resident pages they referenced, and
 	 * those of pages the trace never had (fault-around, fork) */
 	uint64_t n_young, n_young_refs, n_young_unknown;

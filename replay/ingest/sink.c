@@ -419,6 +419,23 @@ int64_t ingest_sink_known(struct sink *s, uint32_t pid, uint32_t tid, uint64_t t
 	return s->failed ? -1 : (int64_t)n;
 }
 
+int ingest_sink_untouched(struct sink *s, enum vmr_page_kind kind, uint64_t space, uint64_t ino,
+			  uint64_t first, uint64_t last)
+{
+	for (uint64_t pg = first; pg <= last;) {
+		uint64_t chunk_end = pg | (PAGEMAP_CHUNK - 1);
+		if (chunk_end > last)
+			chunk_end = last;
+		int oom = 0;
+		const struct pagemap_chunk *ch = pagemap_chunk(&s->pm, kind, space, ino, pg, 0, &oom);
+		for (uint64_t p = pg; ch && p <= chunk_end; p++)
+			if (ch->id[p & (PAGEMAP_CHUNK - 1)] != PAGEMAP_NONE)
+				return 0;
+		pg = chunk_end + 1;
+	}
+	return 1;
+}
+
 int ingest_sink_free_space(struct sink *s, uint32_t pid, uint32_t tid, uint64_t ts, uint64_t space)
 {
 	struct task *t = sink_task_find(s, tid);

@@ -41,6 +41,12 @@ void release_page(struct engine *e, uint32_t pfn);
 /* A page brought in for T (memory.c's fault_in, for read-ahead too). */
 int fault_in(struct engine *e, struct task_state *t, uint32_t pfn, unsigned op, int file);
 
+/* ---- huge_memory.c --------------------------------------------------------- */
+/* do_huge_pmd_anonymous_page's return when the PMD-sized folio could not
+ * be had: the fault goes on with a base page (VM_FAULT_FALLBACK). */
+#define VM_FAULT_FALLBACK 3
+int do_huge_pmd_anonymous_page(struct engine *e, struct task_state *t, uint32_t pfn);
+
 /* ---- page_alloc.c ---------------------------------------------------------- */
 /* alloc_pages / try_charge_memcg return 1 done, 0 the task was killed,
  * -1 must block (outside a coroutine), or this: no page, and no OOM kill
@@ -57,7 +63,7 @@ struct folio *alloc_node_mem_map(uint32_t nr, size_t *bytes);
 void free_node_mem_map(struct folio *folio, size_t bytes);
 
 /* ---- memcontrol.c ---------------------------------------------------------- */
-int try_charge_memcg(struct engine *e, struct task_state *t, int memcg, int noretry);
+int try_charge_memcg(struct engine *e, struct task_state *t, int memcg, uint64_t nr_pages, unsigned gfp);
 void mem_cgroup_uncharge(struct engine *e, int memcg);
 /* The memcg a folio brought in by T is charged to. */
 int folio_charge_memcg(const struct engine *e, const struct task_state *t, uint32_t pfn);

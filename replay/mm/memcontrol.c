@@ -29,59 +29,69 @@ void mem_cgroup_uncharge(struct engine *e, int memcg)
 }
 
 /* page_counter_try_charge: the first ancestor that would go over its
- * limit, or -1 when the charge fits everywhere (and is made).  As the
- * kernel's, it charges each counter on the way up and cancels the charges
- * below the one that failed: one walk when the charge fits. */
-static int page_counter_try_charge(struct engine *e, int memcg)
+ * limit, or -1 when the charge of NR_PAGES fits everywhere (and is made).
+ * As the kernel's, it charges each counter on the way up and cancels the
+ * charges below the one that failed: one walk when the charge fits. */
+static int page_counter_try_charge(struct engine *e, int memcg, uint64_t nr_pages)
 {
 	for (int m = memcg; m >= 0; m = e->memcgs[m].parent) {
-		if (++e->memcgs[m].usage > e->memcgs[m].max) {
-			e->memcgs[m].usage--;
+		e->memcgs[m].usage += nr_pages;
+		if (e->memcgs[m].usage > e->memcgs[m].max) {
+			e->memcgs[m].usage -= nr_pages;
 			for (int c = memcg; c != m; c = e->memcgs[c].parent)
-				e->memcgs[c].usage--;    /* page_counter_cancel */
+				e->memcgs[c].usage -= nr_pages;    /* page_counter_cancel */
 			return m;
 		}
 	}
 	return -1;
 }
 
-/* try_charge_memcg: charge one page; over a limit, reclaim from the memcg
- * that is over; any progress retries for free, MAX_RECLAIM_RETRIES
- * fruitless tries end in the memcg OOM killer.  Returns 0 when the task
- * was killed (the page is not charged).  The first reclaim that leaves
- * the memcg over its limit is followed by drain_all_stock and a retry
- * that reclaims again, before __GFP_NORETRY gives up or a retry counts:
- * there are no per-CPU stocks to drain (their pages come as the
- * session's non-LRU charge), but the second reclaim is the kernel's, so
- * a NORETRY charge reclaims twice and an OOM takes 18 fruitless
- * reclaims.  With NORETRY, ALLOC_NOMEM if still over the limit then. */
-int try_charge_memcg(struct engine *e, struct task_state *t, int memcg, int noretry)
+/* try_charge_memcg: charge NR_PAGES pages (one folio) with the gfp bits
+ * GFP; over a limit, reclaim from the memcg that is over (asking for
+ * NR_PAGES, try_to_free_mem_cgroup_pages) until it has room for them
+ * (mem_cgroup_margin); for a small charge any progress retries for
+ * free, MAX_RECLAIM_RETRIES fruitless tries end in the memcg OOM killer.
+ * Returns 0 when the task was killed (nothing is charged).  The first
+ * reclaim that leaves the memcg over its limit is followed by
+ * drain_all_stock and a retry that reclaims again, before __GFP_NORETRY
+ * gives up or a retry counts: there are no per-CPU stocks to drain
+ * (their pages come as the session's non-LRU charge), but the second
+ * reclaim is the kernel's, so a NORETRY charge reclaims twice and an OOM
+ * takes 18 fruitless reclaims.  ALLOC_NOMEM, charging nothing: without
+ * __GFP_DIRECT_RECLAIM at once (!gfpflags_allow_blocking); with NORETRY
+ * if still over the limit then; above PAGE_ALLOC_COSTLY_ORDER (a THP)
+ * after the retries, as mem_cgroup_oom does not kill for such orders. */
+int try_charge_memcg(struct engine *e, struct task_state *t, int memcg, uint64_t nr_pages, unsigned gfp)
 {
 	int nr_retries = MAX_RECLAIM_RETRIES;
 	int drained = 0;
 	for (;;) {
 		if (t->killed)
 			return 0;
-		int over = page_counter_try_charge(e, memcg);
+		int over = page_counter_try_charge(e, memcg, nr_pages);
 		if (over < 0)
 			return 1;
+		if (!(gfp & GFP_DIRECT_RECLAIM))
+			return ALLOC_NOMEM;
 		if (!e->sim.current)
 			return -1;
 		simtime_t t0 = e->sim.now;
-		uint64_t nr_reclaimed = try_to_free_mem_cgroup_pages(e, over, 1, (uint32_t)(t - e->tasks));
+		uint64_t nr_reclaimed = try_to_free_mem_cgroup_pages(e, over, nr_pages, (uint32_t)(t - e->tasks));
 		t->stall_ns += e->sim.now - t0;
-		if (e->memcgs[over].usage < e->memcgs[over].max)
+		if (e->memcgs[over].usage + nr_pages <= e->memcgs[over].max)
 			continue;
 		if (!drained) {
 			drained = 1;       /* drain_all_stock(mem_over_limit) */
 			continue;
 		}
-		if (noretry)
+		if (gfp & GFP_NORETRY)
 			return ALLOC_NOMEM;
-		if (nr_reclaimed)
+		if (nr_reclaimed && nr_pages <= 1u << PAGE_ALLOC_COSTLY_ORDER)
 			continue;          /* small charges retry while reclaim works */
 		if (nr_retries--)
 			continue;
+		if (nr_pages > 1u << PAGE_ALLOC_COSTLY_ORDER)
+			return ALLOC_NOMEM;
 		if (!out_of_memory(e, over))
 			t->killed = 1;
 		nr_retries = MAX_RECLAIM_RETRIES;

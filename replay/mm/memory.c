@@ -120,7 +120,7 @@ int fault_in(struct engine *e, struct task_state *t, uint32_t pfn, unsigned op, 
 	for (;;) {
 		r = alloc_pages(e, t, noretry);
 		if (r == 1) {
-			r = try_charge_memcg(e, t, memcg, noretry);
+			r = try_charge_memcg(e, t, memcg, 1, GFP_DIRECT_RECLAIM | (noretry ? GFP_NORETRY : 0));
 			if (r != 1)
 				e->node.nr_free++;
 		}
@@ -308,6 +308,22 @@ int access_page(struct engine *e, struct task_state *t, uint32_t pfn, unsigned o
 		if (!e->sim.current && needs_slowpath(e, t, pfn))
 			return -1;
 		return fault_in(e, t, pfn, op, file);
+	}
+	if (e->huge) {
+		/* A THP fault's record (VMR_F_HUGE): its range's other pages,
+		 * which the fault mapped or, had it fallen back, left alone;
+		 * the faulting page, once a fallback is decided, goes on as a
+		 * base page's fault (it may come back here from the coroutine) */
+		uint32_t head = t->thp_head, nr = e->hpage_pmd_nr;
+		if (t->thp_left && pfn > head && pfn < head + nr) {
+			t->thp_left--;
+			return 1;
+		}
+		if (!(pfn == head && t->thp_left == nr - 1 && !(f->flags & PG_resident))) {
+			int r = do_huge_pmd_anonymous_page(e, t, pfn);
+			if (r != VM_FAULT_FALLBACK)
+				return r;
+		}
 	}
 	if (!(f->flags & PG_resident) && (f->flags & PG_locked)) {
 		/* Another task is bringing it in: wait for it (folio_wait_locked). */

@@ -101,6 +101,18 @@ struct folio_ptes {
 };
 #define PTES_YOUNG (1u << 31)
 
+/* ---- gfp (include/linux/gfp_types.h) --------------------------------- */
+/* The bits of a charge's gfp that try_charge_memcg reads (the model's own
+ * values). */
+#define GFP_DIRECT_RECLAIM 1u      /* __GFP_DIRECT_RECLAIM: may reclaim, may block */
+#define GFP_NORETRY        2u      /* __GFP_NORETRY: one reclaim, then fail */
+/* PAGE_ALLOC_COSTLY_ORDER: above it a charge neither retries on progress
+ * nor OOM-kills (try_charge_memcg, mem_cgroup_oom). */
+#define PAGE_ALLOC_COSTLY_ORDER 3
+/* vma_thp_gfp_mask (mm/huge_memory.c) for transparent_hugepage/defrag
+ * DEFRAG and a VMA with VM_HUGEPAGE (MADVISED) or not. */
+unsigned vma_thp_gfp_mask(const char *defrag, int madvised);
+
 /* ---- vmstat ---------------------------------------------------------- */
 #define VMSTAT_ITEMS(X) \
 	X(pgscan_kswapd) X(pgscan_direct) X(pgscan_anon) X(pgscan_file) \

@@ -169,7 +169,7 @@ static inline void task_step_anon_hits(struct engine *e, struct task_state *t, s
 	while (c->p < c->end && c->trace_next < wait_at) {
 		struct vmr_rec r = *c->p;
 		unsigned op = vmr_rec_op(r);
-		if (op > VMR_OP_STORE || (r.info & (VMR_F_RUN | VMR_F_FILE | VMR_F_UACCESS)) ||
+		if (op > VMR_OP_STORE || (r.info & (VMR_F_RUN | VMR_F_FILE | VMR_F_UACCESS | VMR_F_HUGE)) ||
 		    !(e->folio[r.page].flags & PG_resident))
 			return;
 		if (c->next > now ? c->next >= horizon : horizon < c->next)
@@ -248,6 +248,7 @@ static void task_step(struct engine *e, struct task_state *t)
 				/* lru_gen_enter_fault for a read-ahead done by a fault */
 				e->in_lru_fault = op == VMR_OP_READAHEAD && vmr_rec_in_fault(r);
 				e->uaccess = vmr_rec_uaccess(r);
+				e->huge = vmr_rec_huge(r);
 				int res = access_page(e, t, r.page + c.sub, op, vmr_rec_is_file(r));
 				if (res < 0) {
 					task_cursor_save(t, &c);
@@ -578,6 +579,7 @@ int engine_init(struct engine *e, const struct vmr *v, const struct engine_param
 	e->records.keep = p->keep_records;
 	e->rng = p->seed ^ 0x5851F42D4C957F2Dull;
 	uint64_t page_size = meta_u64(v, "page_size", 4096);
+	e->hpage_pmd_nr = (uint32_t)vmr_hpage_pmd_nr(page_size);
 
 	if (sim_init(&e->sim, EV_WAKE) != 0)
 		goto oom;

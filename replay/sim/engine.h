@@ -44,6 +44,7 @@ struct engine_params {
 	int64_t boot_offset_ns;      /* with hz: the trace's clock minus the kernel's time since boot */
 	uint64_t nonlru_pages;       /* charged to the session, on no LRU (kernel memory, stock) */
 	int vma_ra_enabled;          /* /sys/kernel/mm/swap/vma_ra_enabled */
+	unsigned thp_gfp;            /* a THP fault's charge: GFP_* (mm/internal.h) */
 	struct backing_params file;  /* the file system's device */
 	uint64_t seed;
 	simtime_t deadline;          /* work_done counts accesses before it; 0: the trace's span */
@@ -129,6 +130,10 @@ struct task_state {
 	 * other access: the fault is retried once the read-around is in
 	 * (filemap_map_retry, mm/filemap.c); 0 none. */
 	uint32_t fault_retry;
+	/* The THP fault it is in (VMR_F_HUGE records, mm/huge_memory.c):
+	 * the faulting page, and how many of its range's other pages' records
+	 * are still to come. */
+	uint32_t thp_head, thp_left;
 };
 
 /* A read of several folios in one request (read_pages' bio) in flight:
@@ -162,6 +167,8 @@ struct engine {
 	int in_lru_fault;            /* current->in_lru_fault (mm/memory.c) */
 	int uaccess;                 /* the access is the kernel's user copy
 				      * through no PTE (UML's uaccess) */
+	int huge;                    /* the access is a THP fault's (VMR_F_HUGE) */
+	uint32_t hpage_pmd_nr;       /* HPAGE_PMD_NR: the pages of a THP */
 
 	/* The tasks and their address spaces. */
 	struct task_state *tasks;

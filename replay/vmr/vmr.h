@@ -40,10 +40,20 @@ static inline int vmr_op_is_access(unsigned op) { return op < VMR_OP_FREE; }
 #define VMR_F_FAULT      0x40u  /* READAHEAD only: read ahead inside a page
 				 * fault (filemap_fault), so "in a fault"
 				 * for MGLRU (lru_gen_in_fault)            */
+/* LOAD/STORE of an anonymous page only, the FAULT bit (READAHEAD's):
+ * the record is part of a fault that maps a PMD-sized folio
+ * (do_huge_pmd_anonymous_page).  The first such record of a task, or
+ * the first after the folio's pages are all accounted for, is the
+ * faulting page; the pages of its PMD range follow, the faulting page's
+ * id + 1 to + HPAGE_PMD_NR - 1, in records of their own (FORMAT.md). */
+#define VMR_F_HUGE       VMR_F_FAULT
 #define VMR_F_UACCESS    0x80u  /* LOAD/STORE only: the kernel's copy to or
 				 * from the page (a kernel-mode fault), on a
 				 * kernel whose user copies go through no
 				 * PTE's accessed bit (UML)                 */
+/* HPAGE_PMD_NR: the pages a PMD maps, a page table's entries (PTRS_PER_PTE:
+ * 8-byte entries in one page), 512 with 4 KiB pages. */
+static inline uint64_t vmr_hpage_pmd_nr(uint64_t page_size) { return page_size / 8; }
 #define VMR_DELTA_SHIFT  8
 #define VMR_DELTA_MAX    ((1u << 24) - 1)   /* ns that fit in one record */
 #define VMR_RUN_MAX      VMR_DELTA_MAX      /* pages in one run record   */
@@ -64,6 +74,10 @@ static inline int vmr_rec_is_file(struct vmr_rec r)       { return (r.info & VMR
 static inline int vmr_rec_is_run(struct vmr_rec r)        { return (r.info & VMR_F_RUN) != 0; }
 static inline int vmr_rec_in_fault(struct vmr_rec r)      { return (r.info & VMR_F_FAULT) != 0; }
 static inline int vmr_rec_uaccess(struct vmr_rec r)       { return (r.info & VMR_F_UACCESS) != 0; }
+static inline int vmr_rec_huge(struct vmr_rec r)
+{
+	return vmr_rec_op(r) <= VMR_OP_STORE && !vmr_rec_is_file(r) && (r.info & VMR_F_HUGE);
+}
 /* Pages the record applies to (0 for DELAY). */
 static inline uint32_t vmr_rec_count(struct vmr_rec r)
 {

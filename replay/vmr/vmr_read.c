@@ -146,7 +146,7 @@ static int check_contents(const struct vmr *v, char *err, size_t errlen)
 			unsigned op = vmr_rec_op(r);
 			if (op >= VMR_NR_OPS ||
 			    (vmr_rec_uaccess(r) && op != VMR_OP_LOAD && op != VMR_OP_STORE) ||
-			    (vmr_rec_in_fault(r) && op != VMR_OP_READAHEAD) ||
+			    (vmr_rec_in_fault(r) && op != VMR_OP_READAHEAD && !vmr_rec_huge(r)) ||
 			    (op == VMR_OP_DELAY && (r.info & (VMR_F_FILE | VMR_F_RUN))) ||
 			    (op == VMR_OP_READAHEAD && !vmr_rec_is_file(r)))
 				FAIL("%s: record %llu has a bad op", path, (unsigned long long)i);
