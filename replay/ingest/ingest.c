@@ -41,8 +41,9 @@
  *  10: the read-ahead window's read time (file_ra_*: kdemand.c's
  *      meta_ra_read_time);
  *  11: execve's ELF-loader faults resolve in the new image (kdemand.c's
- *      exec_loader_region). */
-#define INGEST_REVISION 11
+ *      exec_loader_region);
+ *  12: the kernel's reclaim stalls out of the gaps (ingest_sink_stall). */
+#define INGEST_REVISION 12
 
 /* The hash reads the trace through a buffer small enough to stay in the
  * core's cache: read() copies into it and the hash reads it back, twice
