@@ -292,6 +292,107 @@ static void kernel_domain(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* The kernel's reclaim stalls come out of the gaps (kdemand.c, sink.c
+ * ingest_sink_stall): the part of a begin..end bracket after the task's
+ * last record is taken out of its next gap.  The gaps, hand-computed:
+ *   faults at 2, 3 ms; memcg reclaim 3.5-8.5 ms; fault at 10 ms:
+ *     the 7 ms gap holds 5 ms of reclaim -> 2 ms;
+ *   direct reclaim from 11 ms, a fault at 12 ms inside it, its end at
+ *     14 ms, a fault at 15 ms: 12-14 comes out (3 -> 1 ms), 11-12 not
+ *     (the gap before 12 was written before the end was seen);
+ *   a begin at 16, another at 17 (inside the first: ignored), an end at
+ *     18, another at 19 (without a begin: ignored), a fault at 20 ms:
+ *     16-18 comes out (5 -> 3 ms);
+ *   a begin at 21 never ended, the exit at 25 ms: nothing (5 ms). */
+enum { S_FORK, S_FAULT, S_MEMCG_BEGIN, S_MEMCG_END, S_DIRECT_BEGIN, S_DIRECT_END, S_EXIT };
+
+static void reclaim_stalls(void **state)
+{
+	(void)state;
+	struct ctf c;
+	ctf_begin(&c, "stalls", "kernel", "lttng-modules",
+		  "  event.context := struct { int32_t _tid; int32_t _pid; string _procname; };\n");
+	ctf_event_class(&c, S_FORK, "sched_process_fork",
+			"string _parent_comm; int32_t _parent_tid; int32_t _parent_pid; "
+			"string _child_comm; int32_t _child_tid; int32_t _child_pid;");
+	ctf_event_class(&c, S_FAULT, "x86_exceptions_page_fault_user",
+			"xint64_t _address; xint64_t _ip; uint8_t _error_code;");
+	ctf_event_class(&c, S_MEMCG_BEGIN, "mm_vmscan_memcg_reclaim_begin",
+			"int32_t _order; xint64_t _gfp_flags;");
+	ctf_event_class(&c, S_MEMCG_END, "mm_vmscan_memcg_reclaim_end", "uint64_t _nr_reclaimed;");
+	ctf_event_class(&c, S_DIRECT_BEGIN, "mm_vmscan_direct_reclaim_begin",
+			"int32_t _order; xint64_t _gfp_flags;");
+	ctf_event_class(&c, S_DIRECT_END, "mm_vmscan_direct_reclaim_end", "uint64_t _nr_reclaimed;");
+	ctf_event_class(&c, S_EXIT, "sched_process_exit", "string _comm; int32_t _tid; int32_t _prio;");
+	ev(&c, S_FORK, 1000000);
+	CTX(100, 100, "sh");
+	str(&c.ev, "sh"); i32(&c.ev, 100); i32(&c.ev, 100); str(&c.ev, "worker"); i32(&c.ev, 101); i32(&c.ev, 101);
+	static const struct { int id; uint64_t ms10, addr; } evs[] = {
+		{ S_FAULT, 20, 0x10000 }, { S_FAULT, 30, 0x11000 },
+		{ S_MEMCG_BEGIN, 35, 0 }, { S_MEMCG_END, 85, 0 }, { S_FAULT, 100, 0x12000 },
+		{ S_DIRECT_BEGIN, 110, 0 }, { S_FAULT, 120, 0x13000 }, { S_DIRECT_END, 140, 0 },
+		{ S_FAULT, 150, 0x14000 },
+		{ S_DIRECT_BEGIN, 160, 0 }, { S_MEMCG_BEGIN, 170, 0 }, { S_DIRECT_END, 180, 0 },
+		{ S_MEMCG_END, 190, 0 }, { S_FAULT, 200, 0x15000 },
+		{ S_MEMCG_BEGIN, 210, 0 }, { S_EXIT, 250, 0 },
+	};
+	for (size_t i = 0; i < sizeof(evs) / sizeof(evs[0]); i++) {
+		ev(&c, (uint32_t)evs[i].id, evs[i].ms10 * 100000);
+		CTX(101, 101, "worker");
+		switch (evs[i].id) {
+		case S_FAULT:
+			u64(&c.ev, evs[i].addr); u64(&c.ev, 0x400000); u8(&c.ev, 0x6);
+			break;
+		case S_MEMCG_BEGIN:
+		case S_DIRECT_BEGIN:
+			i32(&c.ev, 0); u64(&c.ev, 0x100cca);
+			break;
+		case S_MEMCG_END:
+		case S_DIRECT_END:
+			u64(&c.ev, 1);
+			break;
+		case S_EXIT:
+			str(&c.ev, "worker"); i32(&c.ev, 101); i32(&c.ev, 120);
+			break;
+		}
+	}
+	ctf_end(&c);
+
+	char out[600];
+	snprintf(out, sizeof(out), "%s.vmr", c.dir);
+	struct vmr v;
+	ingest_to(&c, out, &v);
+	assert_int_equal(v.hdr->nr_tasks, 1);
+	/* the task's own span stays the trace's */
+	assert_int_equal(v.tasks[0].begin_ns, 2000000);
+	assert_int_equal(v.tasks[0].end_ns, 25000000);
+	/* the gap before each record that is not a DELAY (a DELAY's time
+	 * goes to the record after it) */
+	static const uint64_t want[] = { 0, 1000000, 2000000, 2000000, 1000000, 3000000, 5000000 };
+	uint64_t gap = 0;
+	size_t n = 0;
+	for (uint64_t i = 0; i < v.tasks[0].nr_recs; i++) {
+		struct vmr_rec r = v.recs[v.tasks[0].first_rec + i];
+		gap += vmr_rec_delta(r);
+		if (vmr_rec_op(r) == VMR_OP_DELAY)
+			continue;
+		assert_true(n < sizeof(want) / sizeof(want[0]));
+		assert_int_equal(gap, want[n]);
+		n++;
+		gap = 0;
+	}
+	assert_int_equal(n, sizeof(want) / sizeof(want[0]));
+	assert_string_equal(meta(&v, "demand_kernel_stall_ns"), "9000000");
+	assert_string_equal(meta(&v, "demand_kernel_stalls"),
+			    "3 reclaims (direct and memcg), 9000000 ns of them after their task's last "
+			    "record; 1 begins inside an open one, 1 ends without a begin");
+	vmr_close(&v);
+	unlink(out);
+	char cmd[600];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", c.dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 /* A required field missing: one line naming file, event and field. */
 static void kernel_missing_field(void **state)
 {
@@ -470,9 +571,11 @@ static void bridged(void **state)
 		{ VMR_OP_READ, 1, 90, 0, 3180, 0 },
 		{ VMR_OP_READ, 1, 90, 1, 3180, 0 },
 		{ VMR_OP_WRITE, 1, 91, 0, 4000, 0 },
-		{ VMR_OP_FREE, 1, 90, 0, 6000, 0 },
-		{ VMR_OP_LOAD, 0, 0, 0x1000, 500000000 / 6, 0 },
-		{ VMR_OP_LOAD, 0, 0, 0x1001, 500000000 / 6, 0 },
+		/* the memcg reclaim's 200 ns (5000-5200) come out of the gap
+		 * before the FREE, and the times after it are 200 ns early */
+		{ VMR_OP_FREE, 1, 90, 0, 6000 - 200, 0 },
+		{ VMR_OP_LOAD, 0, 0, 0x1000, 500000000 / 6 - 200, 0 },
+		{ VMR_OP_LOAD, 0, 0, 0x1001, 500000000 / 6 - 200, 0 },
 	};
 	size_t n = 0;
 	uint64_t ts = t->begin_ns;
@@ -1383,6 +1486,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(kernel_domain),
+		cmocka_unit_test(reclaim_stalls),
 		cmocka_unit_test(kernel_missing_field),
 		cmocka_unit_test(bridged),
 		cmocka_unit_test(sync_read_time),

@@ -43,8 +43,9 @@
  *  11: execve's ELF-loader faults resolve in the new image (kdemand.c's
  *      exec_loader_region);
  *  12: MADV_HUGEPAGE / MADV_NOHUGEPAGE advice and the THP faults it
- *      allows (VMR_F_HUGE, kdemand.c thp_fault), META thp_defrag. */
-#define INGEST_REVISION 12
+ *      allows (VMR_F_HUGE, kdemand.c thp_fault), META thp_defrag;
+ *  13: the kernel's reclaim stalls out of the gaps (ingest_sink_stall). */
+#define INGEST_REVISION 13
 
 /* The hash reads the trace through a buffer small enough to stay in the
  * core's cache: read() copies into it and the hash reads it back, twice

@@ -32,6 +32,12 @@ int ingest_sink_untouched(struct sink *s, enum vmr_page_kind kind, uint64_t spac
 /* FREE of every resident anonymous page of address space SPACE, in the
  * stream of TID (an exit or an exec released that memory). */
 int ingest_sink_free_space(struct sink *s, uint32_t pid, uint32_t tid, uint64_t ts, uint64_t space);
+/* The task TID (if it has a stream) was in the kernel's reclaim from
+ * BEGIN to END: the part after its last record is taken out of its next
+ * gaps, never more than a gap (sink.c emit).  Returns that part, ns. */
+uint64_t ingest_sink_stall(struct sink *s, uint32_t tid, uint64_t begin, uint64_t end);
+/* The ns of reclaim taken out of the gaps so far. */
+uint64_t ingest_sink_stall_subtracted(const struct sink *s);
 /* The task TID (if it has a stream) ends at TS: a later task with the
  * same tid is a new one. */
 void ingest_sink_task_end(struct sink *s, uint32_t tid, uint64_t ts);

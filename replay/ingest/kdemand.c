@@ -999,13 +999,39 @@ int kevents_finish(struct kevents *k, struct sink *s)
 				if (!t)
 					continue;
 				switch (e->type) {
+				/* The task's reclaim stalls: direct reclaim
+				 * (__alloc_pages_direct_reclaim -> try_to_free_pages)
+				 * and memcg reclaim (try_charge_memcg ->
+				 * try_to_free_mem_cgroup_pages), bracketed by their
+				 * begin and end events.  The gap before the task's
+				 * next record holds that time, which the replay
+				 * simulates itself: it comes out of the gap
+				 * (ingest_sink_stall).  The writeback throttle
+				 * (reclaim_throttle, mm_vmscan_throttled) sleeps
+				 * inside these brackets (shrink_node,
+				 * shrink_inactive_list, consider_reclaim_throttle),
+				 * so it is in them already.  A begin inside an open
+				 * bracket (the two cannot nest; an end lost) keeps the
+				 * first begin; an end without a begin, or a bracket
+				 * still open at the task's end, takes nothing out. */
 				case VMR_KEV_DIRECT_BEGIN:
 				case VMR_KEV_MEMCG_BEGIN:
+					if (t->in_reclaim) {
+						k->n_stall_nested++;
+						break;
+					}
 					t->in_reclaim = 1;
+					t->reclaim_begin = e->ts_ns;
 					break;
 				case VMR_KEV_DIRECT_END:
 				case VMR_KEV_MEMCG_END:
+					if (!t->in_reclaim) {
+						k->n_stall_unopened++;
+						break;
+					}
 					t->in_reclaim = 0;
+					k->n_stalls++;
+					k->n_stall_ns += ingest_sink_stall(s, e->tid, t->reclaim_begin, e->ts_ns);
 					break;
 				case VMR_KEV_FORK: {
 					struct tinfo *ch = kev_tinfo(k, (uint32_t)e->f[2], 0);
@@ -1196,6 +1222,15 @@ int kevents_finish(struct kevents *k, struct sink *s)
 					 (unsigned long long)(k->damon.aggr_ns / 1000), k->damon.max_passes,
 					 k->n_damon_lost ? " (some of unknown targets)" : "");
 			ingest_sink_meta(s, "maps_snapshots", "%llu", (unsigned long long)k->nr_snap);
+			ingest_sink_meta(s, "demand_kernel_stall_ns", "%llu",
+					 (unsigned long long)ingest_sink_stall_subtracted(s));
+			ingest_sink_meta(s, "demand_kernel_stalls",
+					 "%llu reclaims (direct and memcg), %llu ns of them after their "
+					 "task's last record; %llu begins inside an open one, %llu ends "
+					 "without a begin",
+					 (unsigned long long)k->n_stalls, (unsigned long long)k->n_stall_ns,
+					 (unsigned long long)k->n_stall_nested,
+					 (unsigned long long)k->n_stall_unopened);
 			if (k->cap.have_young)
 				ingest_sink_meta(s, "demand_pte_young",
 						 "%llu observations, %llu resident pages referenced, %llu pages "

@@ -72,6 +72,7 @@ struct tinfo {
 	uint8_t used, in_tree, kswapd, in_reclaim, last_fault_file, named, comm_seen;
 	int32_t threads;               /* of the thread group, when tid == pid */
 	uint64_t fork_ts;              /* when it was forked (0: not in the trace) */
+	uint64_t reclaim_begin;        /* the open reclaim's begin (in_reclaim) */
 	uint64_t last_fault_dev, last_fault_ino;
 	size_t pend_first, pend_nr;    /* pending page-cache adds (in k->pend) */
 	/* the first get_pages of the task's current read() (kdemand.c) */
@@ -179,6 +180,9 @@ struct kevents {
 	/* the VM_HUGEPAGE / VM_NOHUGEPAGE advice given, in time order */
 	struct hpadv *hpadv;
 	size_t nr_hpadv, cap_hpadv;
+	/* reclaims of the workload's tasks (begin..end), their ns after the
+	 * task's last record, begins inside an open one, ends without one */
+	uint64_t n_stalls, n_stall_ns, n_stall_nested, n_stall_unopened;
 	/* pte_young observations, the resident pages they referenced, and
 	 * those of pages the trace never had (fault-around, fork) */
 	uint64_t n_young, n_young_refs, n_young_unknown;

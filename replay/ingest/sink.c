@@ -181,6 +181,19 @@ static inline void emit(struct sink *s, struct task *t, uint64_t ts, uint32_t pa
 			unsigned op, unsigned flags)
 {
 	uint64_t delta = ts > t->last_ns ? ts - t->last_ns : 0;
+	if (__builtin_expect(t->stall_ns != 0, 0) && ts > t->stall_from) {
+		/* the kernel's reclaim in the gap: the replay simulates its
+		 * own.  A record at TS inside the span (a page-cache insertion
+		 * resolved after the reclaim that came after it) takes what
+		 * lies before TS, at most (exact for one bracket). */
+		uint64_t sub = t->stall_ns;
+		if (ts < t->stall_to && ts - t->stall_from < sub)
+			sub = ts - t->stall_from;
+		t->stall_from = ts;
+		t->stall_ns -= sub;
+		delta -= sub;          /* stall_from >= last_ns: sub <= delta */
+		s->stall_subtracted += sub;
+	}
 	t->last_ns = ts > t->last_ns ? ts : t->last_ns;
 	t->t.end_ns = t->last_ns;
 	if (delta > VMR_DELTA_MAX || (count > 1 && delta)) {
@@ -459,6 +472,25 @@ int ingest_sink_free_space(struct sink *s, uint32_t pid, uint32_t tid, uint64_t 
 	sink_run_flush(&run);
 	return s->failed ? -1 : 0;
 }
+
+uint64_t ingest_sink_stall(struct sink *s, uint32_t tid, uint64_t begin, uint64_t end)
+{
+	struct task *t = sink_task_find(s, tid);
+	if (!t)
+		return 0;
+	/* only what lies after its last record: the gaps before that are
+	 * written already */
+	uint64_t from = begin > t->last_ns ? begin : t->last_ns;
+	if (end <= from)
+		return 0;
+	if (!t->stall_ns)
+		t->stall_from = from;
+	t->stall_to = end;
+	t->stall_ns += end - from;
+	return end - from;
+}
+
+uint64_t ingest_sink_stall_subtracted(const struct sink *s) { return s->stall_subtracted; }
 
 void ingest_sink_task_end(struct sink *s, uint32_t tid, uint64_t ts)
 {

@@ -48,6 +48,10 @@ struct task {
 	uint32_t *chunks;              /* the ones before: spilled chunks, in order */
 	size_t nr_chunks, cap_chunks;
 	uint64_t last_ns;
+	/* the time the task spent in the kernel's reclaim since its last
+	 * record (ingest_sink_stall), not yet taken out of a gap, and the
+	 * span it lies in (from the first bracket's begin to the last's end) */
+	uint64_t stall_ns, stall_from, stall_to;
 	int live;                      /* no task_end seen yet */
 };
 
@@ -90,6 +94,7 @@ struct sink {
 	uint32_t *tid_slots;           /* tid → live task index + 1 */
 	uint64_t nr_tid_slots;
 	uint64_t records, accesses;
+	uint64_t stall_subtracted;     /* ns of reclaim taken out of gaps */
 	uint8_t *resident;             /* by page id, when tracking residency */
 	uint64_t cap_resident;
 	int track_resident;
