@@ -337,6 +337,29 @@ static int cmp_fork_edge(const void *a, const void *b)
 	return x->child < y->child ? -1 : x->child > y->child;
 }
 
+/* The task that forked C: of tid C->ppid, in another thread group, alive
+ * at C's begin (and, with MUST_OUTLIVE, ending after C), the first in
+ * BY_TID's order (by tid, then task index); UINT64_MAX for none. */
+static uint64_t forking_task(const struct vmr *v, const uint64_t (*by_tid)[2], uint32_t n,
+			     const struct vmr_task *c, int must_outlive)
+{
+	uint32_t lo = 0, hi = n;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (by_tid[mid][0] < c->ppid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < n && by_tid[lo][0] == c->ppid; lo++) {
+		const struct vmr_task *pt = &v->tasks[by_tid[lo][1]];
+		if (pt->pid != c->pid && pt->begin_ns <= c->begin_ns && c->begin_ns <= pt->end_ns &&
+		    (!must_outlive || c->end_ns < pt->end_ns))
+			return by_tid[lo][1];
+	}
+	return UINT64_MAX;
+}
+
 /* Who waits for whom (task_wait): a task whose thread group is new (a
  * fork, not a thread) for the task with the tid that forked it (ppid)
  * alive at its begin; a task for the previous task of its tid.  Threads
@@ -370,23 +393,9 @@ static int task_waits_init(struct engine *e)
 							       v->tasks[by_tid[k - 1][1]].end_ns };
 	for (uint32_t i = 0; i < n; i++) {
 		const struct vmr_task *c = &v->tasks[i];
-		uint32_t lo = 0, hi = n;
-		while (lo < hi) {
-			uint32_t mid = lo + (hi - lo) / 2;
-			if (by_tid[mid][0] < c->ppid)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		for (; lo < n && by_tid[lo][0] == c->ppid; lo++) {
-			const struct vmr_task *pt = &v->tasks[by_tid[lo][1]];
-			if (pt->pid == c->pid)
-				continue;
-			if (pt->begin_ns <= c->begin_ns && c->begin_ns <= pt->end_ns && c->end_ns < pt->end_ns) {
-				edge[nr_edges++] = (struct fork_edge){ (uint32_t)by_tid[lo][1], i, c->end_ns };
-				break;
-			}
-		}
+		uint64_t parent = forking_task(v, by_tid, n, c, 1);
+		if (parent != UINT64_MAX)
+			edge[nr_edges++] = (struct fork_edge){ (uint32_t)parent, i, c->end_ns };
 	}
 	qsort(edge, nr_edges, sizeof(*edge), cmp_fork_edge);
 	for (uint32_t k = 0; k < nr_edges; k++) {
@@ -406,21 +415,9 @@ static int task_waits_init(struct engine *e)
 			continue;
 		uint32_t i = (uint32_t)by_tid[k][1];
 		const struct vmr_task *c = &v->tasks[i];
-		uint32_t lo = 0, hi = n;
-		while (lo < hi) {
-			uint32_t mid = lo + (hi - lo) / 2;
-			if (by_tid[mid][0] < c->ppid)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		for (; lo < n && by_tid[lo][0] == c->ppid; lo++) {
-			const struct vmr_task *pt = &v->tasks[by_tid[lo][1]];
-			if (pt->pid != c->pid && pt->begin_ns <= c->begin_ns && c->begin_ns <= pt->end_ns) {
-				edge[nr_edges++] = (struct fork_edge){ (uint32_t)by_tid[lo][1], i, c->begin_ns };
-				break;
-			}
-		}
+		uint64_t parent = forking_task(v, by_tid, n, c, 0);
+		if (parent != UINT64_MAX)
+			edge[nr_edges++] = (struct fork_edge){ (uint32_t)parent, i, c->begin_ns };
 	}
 	qsort(edge, nr_edges, sizeof(*edge), cmp_fork_edge);
 	for (uint32_t k = 0; k < nr_edges; k++) {
