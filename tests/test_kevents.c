@@ -1059,7 +1059,9 @@ static void madvise_populate(void **state)
  * leaves that range with a page, so the write fault at 0x401000 is one
  * page; the write at 0x600000 is outside the advice: one page.  Then
  * MADV_NOHUGEPAGE on 0x800000-0xa00000 of a second region advised
- * HUGEPAGE before (the later advice wins): one page.  Hand-counted:
+ * HUGEPAGE before (the later advice wins): one page; and NOHUGEPAGE
+ * over 14 TiB far away (ASan's runtime on its shadow), longer than a
+ * populate may be, is taken: it moves no page.  Hand-counted:
  * 512 + 1 + 1 + 1 + 1 = 516 accesses and pages, one THP fault. */
 static void thp_faults(void **state)
 {
@@ -1087,6 +1089,7 @@ static void thp_faults(void **state)
 		{ 1500, 0x200000, 0x400000, 14 },
 		{ 1600, 0x800000, 0x200000, 14 },
 		{ 1700, 0x800000, 0x200000, 15 },
+		{ 1800, 0x2008fff7000, 0xdfff0001000, 15 },    /* ASan's shadow: 14 TiB, no page moved */
 	};
 	for (size_t i = 0; i < sizeof(call) / sizeof(call[0]); i++) {
 		ev(&c, T_ENTER, call[i].ts);
@@ -1114,7 +1117,7 @@ static void thp_faults(void **state)
 	assert_int_equal(v.hdr->nr_pages, 516);
 	assert_string_equal(meta(&v, "demand_thp_faults"),
 			    "1 (anonymous write faults that map a PMD-sized folio, 512 pages each)");
-	assert_non_null(strstr(meta(&v, "demand_madvise"), "2 HUGEPAGE, 1 NOHUGEPAGE"));
+	assert_non_null(strstr(meta(&v, "demand_madvise"), "2 HUGEPAGE, 2 NOHUGEPAGE"));
 	/* the faulting page (0x201) first, id 0, then 0x200 (id 1) and
 	 * 0x202..0x3ff (ids 2..511); the read fault's LOAD is not HUGE */
 	const struct vmr_rec *r = &v.recs[v.tasks[0].first_rec];
@@ -1152,6 +1155,15 @@ static void hostile_madvise(void **state)
 	ev(&c, 0, 1000);
 	kcommon(&c, 1000, 7);
 	u64(&c.ev, 0x10000); u64(&c.ev, 1ull << 50); i32(&c.ev, 23);
+	ctf_end(&c);
+	refused(&c, "event syscall_entry_madvise: field len_in:");
+	/* THP advice of any length, but not past the user address space */
+	ctf_begin(&c, "madvend", "ust", "lttng-ust", "");
+	ctf_event_class(&c, 0, "vmreplay_kernel:syscall_entry_madvise",
+			KCOMMON "xint64_t _start; uint64_t _len_in; int32_t _behavior;");
+	ev(&c, 0, 1000);
+	kcommon(&c, 1000, 7);
+	u64(&c.ev, 1ull << 56); u64(&c.ev, 1ull << 57); i32(&c.ev, 14);
 	ctf_end(&c);
 	refused(&c, "event syscall_entry_madvise: field len_in:");
 }

@@ -445,14 +445,6 @@ static int on_fault(struct walk *w, struct tinfo *t, const struct kdem *d)
 	return ingest_sink_range(w->s, d->pid, d->tid, d->ts, VMR_PAGE_ANON, d->pid, 0, page, page, op);
 }
 
-/* madvise(2) advice that moves pages (include/uapi/asm-generic/mman-common.h). */
-#define MADV_DONTNEED        4
-#define MADV_HUGEPAGE        14
-#define MADV_NOHUGEPAGE      15
-#define MADV_POPULATE_READ   22
-#define MADV_POPULATE_WRITE  23
-#define MADV_DONTNEED_LOCKED 24
-
 /* Pages A..B (addresses, B exclusive) of region R (NULL: anonymous memory
  * outside any known mapping) under the advice of the madvise T is in.
  * POPULATE_READ/WRITE fault every page in through GUP (madvise_populate

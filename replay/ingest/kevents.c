@@ -780,9 +780,13 @@ int kevents_event(struct kevents *k, int kidx, const bt_message *msg, const char
 		break;
 	case KK_MADVISE:
 		/* madvise takes a page-aligned start and rounds len up; one
-		 * call covers at most what a range of the exact stream may
-		 * (MAX_RANGE_BYTES): a longer one is a damaged length. */
-		if (v[1] > MAX_MADVISE_BYTES || v[0] > USER_VA_END - v[1])
+		 * call that moves pages covers at most what a range of the
+		 * exact stream may (MAX_RANGE_BYTES): a longer one is a
+		 * damaged length.  MADV_HUGEPAGE/NOHUGEPAGE only set VMA
+		 * flags (hugepage_madvise), over any reserved range: ASan's
+		 * runtime gives MADV_NOHUGEPAGE to its 14 TiB shadow. */
+		if (v[1] > USER_VA_END || v[0] > USER_VA_END - v[1] ||
+		    (v[1] > MAX_MADVISE_BYTES && v[2] != MADV_HUGEPAGE && v[2] != MADV_NOHUGEPAGE))
 			return kfail(err, errlen, "%s: event %s: field len_in: %#llx bytes from %#llx is "
 				     "beyond any user address space", trace, name, (unsigned long long)v[1],
 				     (unsigned long long)v[0]);

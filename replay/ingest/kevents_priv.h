@@ -44,6 +44,15 @@ struct mreg {
 	int exec;                      /* VM_EXEC (maps says x) */
 };
 
+/* The madvise(2) advice ingest follows (include/uapi/asm-generic/
+ * mman-common.h): the ones that move pages, and the THP ones. */
+#define MADV_DONTNEED        4
+#define MADV_HUGEPAGE        14
+#define MADV_NOHUGEPAGE      15
+#define MADV_POPULATE_READ   22
+#define MADV_POPULATE_WRITE  23
+#define MADV_DONTNEED_LOCKED 24
+
 /* An madvise(MADV_HUGEPAGE or MADV_NOHUGEPAGE) that succeeded: the
  * VMAs of [start, end) of address space PID (exec epoch EPOCH) have
  * VM_HUGEPAGE (ON) or VM_NOHUGEPAGE from TS on (hugepage_madvise). */
