@@ -34,10 +34,7 @@ static int thp_charge_blocks(const struct engine *e, int memcg, uint64_t nr)
 {
 	if (!(e->p.thp_gfp & GFP_DIRECT_RECLAIM))
 		return 0;                      /* fails at once instead */
-	for (int m = memcg; m >= 0; m = e->memcgs[m].parent)
-		if (e->memcgs[m].usage + nr > e->memcgs[m].max)
-			return 1;
-	return 0;
+	return !mem_cgroup_charge_fits(e, memcg, nr);
 }
 
 /* The write fault at PFN on a PMD range ingest found none of: its folio

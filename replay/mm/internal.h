@@ -65,6 +65,7 @@ void free_node_mem_map(struct folio *folio, size_t bytes);
 /* ---- memcontrol.c ---------------------------------------------------------- */
 int try_charge_memcg(struct engine *e, struct task_state *t, int memcg, uint64_t nr_pages, unsigned gfp);
 void mem_cgroup_uncharge(struct engine *e, int memcg);
+int mem_cgroup_charge_fits(const struct engine *e, int memcg, uint64_t nr_pages);
 /* The memcg a folio brought in by T is charged to. */
 int folio_charge_memcg(const struct engine *e, const struct task_state *t, uint32_t pfn);
 /* A new memcg IDX under PARENT (-1: the root itself). */

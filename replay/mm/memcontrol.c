@@ -28,6 +28,17 @@ void mem_cgroup_uncharge(struct engine *e, int memcg)
 		e->memcgs[m].usage--;
 }
 
+/* Whether a charge of NR_PAGES to MEMCG fits under every ancestor's
+ * limit (mem_cgroup_margin >= NR_PAGES up the hierarchy): the test the
+ * inline fault paths make before a charge that might have to reclaim. */
+int mem_cgroup_charge_fits(const struct engine *e, int memcg, uint64_t nr_pages)
+{
+	for (int m = memcg; m >= 0; m = e->memcgs[m].parent)
+		if (e->memcgs[m].usage + nr_pages > e->memcgs[m].max)
+			return 0;
+	return 1;
+}
+
 /* page_counter_try_charge: the first ancestor that would go over its
  * limit, or -1 when the charge of NR_PAGES fits everywhere (and is made).
  * As the kernel's, it charges each counter on the way up and cancels the

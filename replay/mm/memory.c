@@ -32,10 +32,7 @@ static int needs_slowpath(struct engine *e, struct task_state *t, uint32_t pfn)
 		return 1;
 	if (e->node.nr_free <= e->node.watermark[WMARK_MIN])
 		return 1;
-	for (int m = folio_charge_memcg(e, t, pfn); m >= 0; m = e->memcgs[m].parent)
-		if (e->memcgs[m].usage + 1 > e->memcgs[m].max)
-			return 1;
-	return 0;
+	return !mem_cgroup_charge_fits(e, folio_charge_memcg(e, t, pfn), 1);
 }
 
 /* The owner released the page (zap_pte_range on munmap and exit,

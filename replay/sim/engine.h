@@ -44,7 +44,7 @@ struct engine_params {
 	int64_t boot_offset_ns;      /* with hz: the trace's clock minus the kernel's time since boot */
 	uint64_t nonlru_pages;       /* charged to the session, on no LRU (kernel memory, stock) */
 	int vma_ra_enabled;          /* /sys/kernel/mm/swap/vma_ra_enabled */
-	unsigned thp_gfp;            /* a THP fault's charge: GFP_* (mm/internal.h) */
+	unsigned thp_gfp;            /* a THP fault's charge: GFP_* (mm/mm.h) */
 	struct backing_params file;  /* the file system's device */
 	uint64_t seed;
 	simtime_t deadline;          /* work_done counts accesses before it; 0: the trace's span */
