@@ -35,6 +35,11 @@ struct run_request {
 int run_setup(const struct vmr *v, const struct run_request *r, struct engine_params *p,
 	      char *err, size_t errlen);
 
+/* The pages the session's memcg had charged off the LRU while the
+ * workload ran, from the capture's memory.stat snapshots (run_setup's
+ * engine_params.nonlru_pages). */
+uint64_t run_nonlru_pages(const struct vmr *v, uint64_t page_size);
+
 /* The capture's swap device as a spec, as run_setup takes it without
  * --swap: zram for zram, an SSD-like queue for a swap file or partition
  * (with the latencies and rotational flag the capture recorded, when it

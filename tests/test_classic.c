@@ -1286,6 +1286,58 @@ static void capture_cgroup_version(void **state)
 	assert_int_equal(cgroup_v1_of("page_size\t4096\n", "12"), -1);
 }
 
+/* A memory.stat snapshot at TS: USAGE pages charged, LRU of them on the
+ * LRU lists (all active_file). */
+static struct vmr_memcg memcg_snap(uint64_t ts, uint64_t usage, uint64_t lru)
+{
+	struct vmr_memcg m = { .ts_ns = ts };
+	for (int i = 0; i < VMR_NR_MEMCG; i++) {
+		const char *n = vmr_memcg_names[i];
+		if (strcmp(n, "usage") == 0)
+			m.v[i] = usage * 4096;
+		else if (strcmp(n, "active_file") == 0)
+			m.v[i] = lru * 4096;
+		else if (strcmp(n, "inactive_anon") == 0 || strcmp(n, "active_anon") == 0 ||
+			 strcmp(n, "inactive_file") == 0 || strcmp(n, "unevictable") == 0)
+			m.v[i] = 0;
+		else
+			m.v[i] = VMR_ABSENT;
+	}
+	return m;
+}
+
+/* run_nonlru_pages: the charge off the LRU is the median of usage minus
+ * the LRU sizes over the snapshots made while the workload ran (its tasks
+ * span 1,000-9,000 ns): the ones before and after it (62 and 52 pages, the
+ * charge stock alone, as the capture's first and last) are left out, so
+ * 169 (usage 10,000, 9,831 on the LRU) and, with a second snapshot inside
+ * (200), the upper median 200 — where the median of all was 62 and 169.
+ * Without a snapshot inside: the median of all (52, 62: the upper one). */
+static void nonlru_while_running(void **state)
+{
+	(void)state;
+	struct vmr_task tasks[2] = { { .begin_ns = 1000, .end_ns = 5000 }, { .begin_ns = 3000, .end_ns = 9000 } };
+	struct vmr_header h = { .nr_tasks = 2 };
+	struct vmr_memcg snaps[4] = { memcg_snap(500, 64, 2), memcg_snap(6000, 10000, 9831),
+				      memcg_snap(9500, 52, 0), memcg_snap(0, 0, 0) };
+	struct vmr v = { .hdr = &h, .tasks = tasks, .memcg = snaps, .nr_memcg = 3 };
+	assert_int_equal(run_nonlru_pages(&v, 4096), 169);
+	/* a second one inside, 1,000 ns after the last task began */
+	snaps[3] = snaps[2];
+	snaps[2] = memcg_snap(4000, 9000, 8800);
+	v.nr_memcg = 4;
+	assert_int_equal(run_nonlru_pages(&v, 4096), 200);
+	/* none inside: the snapshots before and after the workload */
+	snaps[1] = snaps[3];
+	v.nr_memcg = 2;
+	assert_int_equal(run_nonlru_pages(&v, 4096), 62);
+	/* a snapshot at a task's first or last event is inside */
+	snaps[1] = memcg_snap(9000, 300, 100);
+	assert_int_equal(run_nonlru_pages(&v, 4096), 200);
+	v.nr_memcg = 0;
+	assert_int_equal(run_nonlru_pages(&v, 4096), 0);
+}
+
 /* dm-delay holds every bio on its own list for the delay, however many
  * (delay_bio, flush_delayed_bios), then the SSD queues them: 64 writes
  * issued at 0 on dm-delay-50ms without jitter reach the SSD's 32 slots at
@@ -1528,6 +1580,7 @@ int main(void)
 		cmocka_unit_test(shadow_shrinker),
 		cmocka_unit_test(capture_swappiness),
 		cmocka_unit_test(capture_cgroup_version),
+		cmocka_unit_test(nonlru_while_running),
 		cmocka_unit_test(dm_delay_queue),
 		cmocka_unit_test(uaccess_leaves_pte_old),
 		cmocka_unit_test(plugged_swap_writes),
