@@ -89,7 +89,7 @@ UST_LIBS := $(shell pkg-config --libs lttng-ust 2>/dev/null) -ldl -lpthread
 # `vmreplay capture`: the front end is part of build/vmreplay; the tracefs
 # bridge is a separate agent linked with lttng-ust, libtracefs and
 # libtraceevent, so that build/vmreplay itself needs none of them.
-CAPTURE_FE_SRCS := capture/cmd_capture.c capture/capture_sys.c capture/exec_inputs.c capture/kernel_ctf.c \
+CAPTURE_FE_SRCS := capture/cmd_capture.c capture/capture_sys.c capture/drop_caches.c capture/exec_inputs.c capture/kernel_ctf.c \
                    capture/kernel_ctf_read.c capture/kernel_ctf_write.c
 CAPTURE_FE_OBJS := $(CAPTURE_FE_SRCS:%.c=$(BUILD)/%.o)
 AGENT_SRCS := capture/agent.c capture/blk_latency.c capture/blk_geometry.c capture/pte_young.c \

@@ -85,6 +85,8 @@ static struct {
 	uint64_t damon_sample_us, damon_aggr_us, damon_update_us;
 	const char *damon_note;
 	const char *dropped_inputs;
+	int dropped_caches;         /* the capture dropped the page cache first */
+	int64_t start_cached_kb, start_workingset_nodes;   /* -1: unknown */
 	const char *workload, *argv;
 	const char *kernel_build;   /* the test bed's build-info file */
 	unsigned buffer_kb;
@@ -93,6 +95,7 @@ static struct {
 	.period_ms = 100, .stat_period_ms = 2000, .cgroup_version = 1, .swappiness = -1,
 	.swap_kind = "none", .swap_device = "", .damon_note = "", .dropped_inputs = "",
 	.workload = "", .argv = "", .buffer_kb = 8192, .max_damon_targets = 8,
+	.start_cached_kb = -1, .start_workingset_nodes = -1,
 };
 
 static void die(const char *fmt, ...)
@@ -1279,6 +1282,9 @@ static void emit_session(void)
 		.stats_flush = stats_flush_event,
 		.dropped_inputs = opt.dropped_inputs,
 		.thp_defrag = thp_defrag,
+		.dropped_caches = opt.dropped_caches,
+		.start_cached_kb = opt.start_cached_kb,
+		.start_workingset_nodes = opt.start_workingset_nodes,
 	};
 	lttng_ust_tracepoint(vmreplay_capture, capture_session, &c);
 	free(version);
@@ -1407,6 +1413,8 @@ int main(int argc, char **argv)
 		{ "max-damon-targets", 1, 0, 5 }, { "kernel-build", 1, 0, 6 },
 		{ "stat-period-ms", 1, 0, 7 }, { "nice", 1, 0, 8 }, { "soft-dirty-ms", 1, 0, 9 },
 		{ "dropped-inputs", 1, 0, 10 }, { "young-ms", 1, 0, 11 },
+		{ "dropped-caches", 1, 0, 12 }, { "start-cached-kb", 1, 0, 13 },
+		{ "start-workingset-nodes", 1, 0, 14 },
 		{ 0, 0, 0, 0 }
 	};
 	int c, nice_level = 0;
@@ -1436,6 +1444,9 @@ int main(int argc, char **argv)
 		case 9: opt.soft_dirty_ms = (unsigned)atoi(optarg); break;
 		case 10: opt.dropped_inputs = optarg; break;
 		case 11: opt.young_ms = (unsigned)atoi(optarg); break;
+		case 12: opt.dropped_caches = atoi(optarg) != 0; break;
+		case 13: opt.start_cached_kb = strtoll(optarg, NULL, 10); break;
+		case 14: opt.start_workingset_nodes = strtoll(optarg, NULL, 10); break;
 		case 'w': opt.workload = optarg; break;
 		case 'a': opt.argv = optarg; break;
 		case 'b': opt.buffer_kb = (unsigned)atoi(optarg); break;

@@ -24,6 +24,7 @@
  */
 #include "capture_sys.h"
 #include "capture_testbed.h"
+#include "drop_caches.h"
 #include "exec_inputs.h"
 #include "kernel_ctf.h"
 #include "cli.h"
@@ -91,6 +92,10 @@ static const char usage_text[] =
 	"                          (x86-64, BPF; default 0: off; always off in the test\n"
 	"                          bed; 100 is the period it was measured at)\n"
 	"      --no-damon          do not set up DAMON\n"
+	"      --drop-caches       write back and drop the machine's whole page cache,\n"
+	"                          with its shadow entries, before the command starts\n"
+	"                          (sync; drop_caches 1): no refault the kernel counts\n"
+	"                          is then of an eviction from before the session\n"
 	"      --no-trace          the same session without recording anything (the\n"
 	"                          baseline for the capture's overhead); -o DIR stays empty\n"
 	"      --damon-intervals S,A,U  DAMON sample, aggregation and update\n"
@@ -148,6 +153,9 @@ struct capture {
 	char session[128];
 	char prefix[64];
 	char dropped[8192];         /* the exec's files dropped from the page cache */
+	int drop_caches;            /* --drop-caches: the whole page cache first */
+	int64_t start_cached_kb;    /* the machine's page cache after that, -1 unknown */
+	int64_t start_ws_nodes;     /* its shadow-entry nodes (workingset_nodes), -1 unknown */
 	pid_t agent, workload;
 	struct rusage wl_ru;        /* the workload's and its reaped children's */
 	int agent_ctl, agent_status;
@@ -762,7 +770,8 @@ static int start_agent(struct capture *c)
 	if (pipe2(ctl, O_CLOEXEC) != 0 || pipe2(st, O_CLOEXEC) != 0)
 		return fail("pipe: %s", strerror(errno));
 	char a_root[32], a_ver[8], a_lim[32], a_swp[16], a_ssize[32], a_period[16], a_stat[16],
-	     a_nice[8], a_sd[16], a_young[16], a_buf[16], a_kd[16], a_s[32], a_a[32], a_u[32], argv_s[4096];
+	     a_nice[8], a_sd[16], a_young[16], a_buf[16], a_kd[16], a_s[32], a_a[32], a_u[32], argv_s[4096],
+	     a_ckb[24], a_wsn[24];
 	snprintf(a_root, sizeof(a_root), "%d", (int)c->workload);
 	snprintf(a_ver, sizeof(a_ver), "%d", c->cg_version);
 	snprintf(a_lim, sizeof(a_lim), "%llu", (unsigned long long)c->limit);
@@ -783,6 +792,8 @@ static int start_agent(struct capture *c)
 	snprintf(a_s, sizeof(a_s), "%llu", (unsigned long long)c->damon_sample_us);
 	snprintf(a_a, sizeof(a_a), "%llu", (unsigned long long)c->damon_aggr_us);
 	snprintf(a_u, sizeof(a_u), "%llu", (unsigned long long)c->damon_update_us);
+	snprintf(a_ckb, sizeof(a_ckb), "%lld", (long long)c->start_cached_kb);
+	snprintf(a_wsn, sizeof(a_wsn), "%lld", (long long)c->start_ws_nodes);
 	join_args(argv_s, sizeof(argv_s), c->cmd);
 	const char *base = strrchr(c->cmd[0], '/');
 	base = base ? base + 1 : c->cmd[0];
@@ -808,6 +819,9 @@ static int start_agent(struct capture *c)
 	argv[n++] = "--argv";           argv[n++] = argv_s;
 	argv[n++] = "--damon-note";     argv[n++] = c->damon_note;
 	argv[n++] = "--dropped-inputs"; argv[n++] = c->dropped;
+	argv[n++] = "--dropped-caches"; argv[n++] = c->drop_caches ? "1" : "0";
+	argv[n++] = "--start-cached-kb"; argv[n++] = a_ckb;
+	argv[n++] = "--start-workingset-nodes"; argv[n++] = a_wsn;
 	if (c->damon_dir[0]) {
 		argv[n++] = "--damon-dir";       argv[n++] = c->damon_dir;
 		argv[n++] = "--kdamond-pid";     argv[n++] = a_kd;
@@ -865,6 +879,38 @@ static void agent_send(struct capture *c, const char *line)
 	size_t n = strlen(line);
 	if (c->agent_ctl >= 0 && write(c->agent_ctl, line, n) != (ssize_t)n)
 		fail("lost contact with the capture agent: %s", strerror(errno));
+}
+
+/* With --drop-caches, the machine's page cache and its shadow entries
+ * leave before the session (drop_caches.c): the children's executables
+ * and the files they read are then read into the session's memcg as a
+ * freshly booted machine would, and no refault the kernel counts is of an
+ * earlier capture's eviction.  In any case, how much page cache and how
+ * many shadow nodes the machine holds as the session starts go into its
+ * metadata. */
+static int cold_start(struct capture *c)
+{
+	struct page_cache_state before, after;
+	char err[512];
+	int known = page_cache_state(&before, err, sizeof(err)) == 0;
+	if (c->drop_caches) {
+		uint64_t t = now_ns();
+		if (drop_caches(err, sizeof(err)) != 0)
+			return fail("--drop-caches: %s", err);
+		t = now_ns() - t;
+		if (!known || page_cache_state(&after, err, sizeof(err)) != 0)
+			return fail("--drop-caches: %s", err);
+		note(c, "dropped the page cache, with its shadow entries (sync; drop_caches 1) in %.2f s: "
+		     "Cached %llu -> %llu KiB, workingset_nodes %llu -> %llu", t / 1e9,
+		     (unsigned long long)before.cached_kb, (unsigned long long)after.cached_kb,
+		     (unsigned long long)before.workingset_nodes, (unsigned long long)after.workingset_nodes);
+		before = after;
+	} else if (!known) {
+		note(c, "warning: %s; the session records no page-cache state", err);
+	}
+	c->start_cached_kb = known ? (int64_t)before.cached_kb : -1;
+	c->start_ws_nodes = known ? (int64_t)before.workingset_nodes : -1;
+	return 0;
 }
 
 /* What the command's exec reads leaves the page cache, shadow entries
@@ -1090,6 +1136,8 @@ static int capture_in_guest(struct capture *c, const char *kernel, uint64_t gues
 		inner[n++] = "--no-damon";
 	if (c->no_trace)
 		inner[n++] = "--no-trace";
+	if (c->drop_caches)
+		inner[n++] = "--drop-caches";
 	if (c->quiet)
 		inner[n++] = "--quiet";
 	inner[n++] = "--";
@@ -1145,6 +1193,7 @@ int cmd_capture(int argc, char **argv)
 		{ "young-ms", required_argument, 0, 'Y' },
 		{ "no-damon", no_argument, 0, 'N' },
 		{ "no-trace", no_argument, 0, 'T' },
+		{ "drop-caches", no_argument, 0, 'R' },
 		{ "damon-intervals", required_argument, 0, 'I' },
 		{ "buffer-kb", required_argument, 0, 'B' },
 		{ "cleanup", no_argument, 0, 'C' },
@@ -1172,6 +1221,7 @@ int cmd_capture(int argc, char **argv)
 	c.damon_aggr_us = 100000;
 	c.damon_update_us = 1000000;
 	c.buffer_kb = 8192;
+	c.start_cached_kb = c.start_ws_nodes = -1;
 	c.agent_ctl = c.agent_status = c.wl_go = -1;
 	c.j.fd = -1;
 	snprintf(c.swap_kind, sizeof(c.swap_kind), "none");
@@ -1217,6 +1267,7 @@ int cmd_capture(int argc, char **argv)
 			break;
 		case 'N': c.damon_wanted = 0; break;
 		case 'T': c.no_trace = 1; break;
+		case 'R': c.drop_caches = 1; break;
 		case 'I':
 			if (parse_intervals(optarg, &c) != 0)
 				return cli_error(EXIT_USAGE, CMD, "--damon-intervals: '%s' is not "
@@ -1338,14 +1389,14 @@ int cmd_capture(int argc, char **argv)
 		/* The same cgroup, limit, swappiness and swap, nothing recorded:
 		 * the baseline the capture's overhead is measured against. */
 		if (setup_cgroup(&c) || (sig = pending_stop()) || setup_swap(&c) ||
-		    (sig = pending_stop()) || drop_exec_inputs(&c) || start_workload(&c, &ipc_ns) ||
+		    (sig = pending_stop()) || cold_start(&c) || drop_exec_inputs(&c) || start_workload(&c, &ipc_ns) ||
 		    (sig = pending_stop()))
 			goto out;
 		note(&c, "not recording (--no-trace): running %s", c.cmd[0]);
 	} else {
 		if (setup_tracefs(&c) || (sig = pending_stop()) || setup_cgroup(&c) ||
 		    (sig = pending_stop()) || setup_swap(&c) || (sig = pending_stop()) ||
-		    drop_exec_inputs(&c) || start_workload(&c, &ipc_ns) || setup_damon(&c, c.workload) ||
+		    cold_start(&c) || drop_exec_inputs(&c) || start_workload(&c, &ipc_ns) || setup_damon(&c, c.workload) ||
 		    (sig = pending_stop()) || setup_sessiond(&c) || start_agent(&c) || (sig = pending_stop()) ||
 		    setup_lttng(&c, ipc_ns) || (sig = pending_stop()))
 			goto out;

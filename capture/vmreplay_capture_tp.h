@@ -57,6 +57,13 @@ struct vmrc_session {
      * with their shadow entries before it started (space-separated). */
     const char *dropped_inputs;
     const char *thp_defrag;     /* transparent_hugepage/defrag choice    */
+    /* 1: the capture wrote back and dropped the machine's page cache and
+     * its shadow entries before the command started (--drop-caches) */
+    int32_t dropped_caches;
+    /* the machine's page cache then (after the drop, if any): meminfo
+     * Cached in KiB, and vmstat workingset_nodes, the xarray nodes that
+     * hold shadow entries; -1 unknown */
+    int64_t start_cached_kb, start_workingset_nodes;
 };
 
 struct vmrc_end {
@@ -123,6 +130,9 @@ LTTNG_UST_TRACEPOINT_EVENT(
         lttng_ust_field_string(stats_flush, s->stats_flush)
         lttng_ust_field_string(dropped_inputs, s->dropped_inputs)
         lttng_ust_field_string(thp_defrag, s->thp_defrag)
+        lttng_ust_field_integer(int32_t, dropped_caches, s->dropped_caches)
+        lttng_ust_field_integer(int64_t, start_cached_kb, s->start_cached_kb)
+        lttng_ust_field_integer(int64_t, start_workingset_nodes, s->start_workingset_nodes)
     )
 )
 

@@ -6,7 +6,10 @@
 # replicates of the fidelity scoreboard, `vmreplay validate`), on this
 # machine's kernel or in the test bed's User-Mode Linux guest; each
 # capture's CTF is kept as ctf.tar.xz beside a README.md saying how it was
-# made.  Needs root (see `vmreplay capture --help`).
+# made.  Needs root (see `vmreplay capture --help`).  On this machine's
+# kernel each capture first drops the machine's page cache and its shadow
+# entries (`vmreplay capture --drop-caches`); the test bed's guest boots
+# with an empty one.
 #
 #   --reps N        captures per workload and swappiness (default 3)
 #   --kernel K      capture in the test bed (capture/testbed/): 6.12, 6.1, a
@@ -99,7 +102,11 @@ if [ -n "$kernel" ]; then
     guest_kernel="$(sed -n 's/^release=//p' "$bi") ($(sed -n 's/^source=//p' "$bi"), build $(sed -n 's/^key=//p' "$bi"),
 patches $(sed -n 's/^patches=//p' "$bi")), lru_gen $lru_gen"
 else
-    kopt=()
+    # A host session starts as cold as the test bed's freshly booted
+    # guest: the machine's page cache and its shadow entries are dropped
+    # first, so that no refault the kernel counts is of the replicate
+    # before's evictions (doc/tracing-notes.md §8).
+    kopt=(--drop-caches)
     lock=/run/vmreplay-capture.lock
 fi
 # Sessions of one kernel go together: validate never groups different

@@ -772,6 +772,13 @@ static void meta_session(struct kevents *k, struct sink *s)
 		ingest_sink_meta(s, "thp", "%s", k->cap.thp);
 		if (k->cap.thp_defrag[0])
 			ingest_sink_meta(s, "thp_defrag", "%s", k->cap.thp_defrag);
+		/* how cold the machine's page cache was as the session started */
+		if (k->cap.dropped_caches == 0 || k->cap.dropped_caches == 1)
+			ingest_sink_meta(s, "dropped_caches", "%lld", (long long)k->cap.dropped_caches);
+		if (k->cap.start_cached_kb >= 0)
+			ingest_sink_meta(s, "start_cached_kb", "%lld", (long long)k->cap.start_cached_kb);
+		if (k->cap.start_ws_nodes >= 0)
+			ingest_sink_meta(s, "start_workingset_nodes", "%lld", (long long)k->cap.start_ws_nodes);
 		ingest_sink_meta(s, "capture_period_ms", "%llu", (unsigned long long)k->cap.period_ms);
 		ingest_sink_meta(s, "damon", "%s: %s", k->cap.damon ? "on" : "off", k->cap.damon_note);
 		ingest_sink_meta(s, "capture_filter", "%s", k->cap.filter);

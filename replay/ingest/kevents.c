@@ -29,7 +29,7 @@
 
 enum origin { O_KERNEL, O_BRIDGE, O_CAPTURE };
 
-#define MAX_KF 33
+#define MAX_KF 36
 
 /* Field names: "a|b" alternatives, a leading '?' optional, '$' a string. */
 struct kspec {
@@ -90,7 +90,8 @@ static const struct kspec capture_specs[] = {
 	    "?lru_gen_enabled", "?lru_gen_min_ttl_ms", "$?kernel_version", "$?build_source",
 	    "$?build_version", "$?build_tree", "$?build_config", "$?build_patches", "$?build_key",
 	    "?swap_rotational", "?page_cluster", "?vma_ra_enabled", "$?stats_flush",
-	    "$?dropped_inputs", "$?thp_defrag" } },
+	    "$?dropped_inputs", "$?thp_defrag", "?dropped_caches", "?start_cached_kb",
+	    "?start_workingset_nodes" } },
 	{ "memcg_stat", KK_MEMCG_STAT, { "kts", "$stat" } },
 	{ "proc_maps", KK_PROC_MAPS, { "kts", "pid", "$maps" } },
 	{ "task_comm", KK_TASK_COMM, { "kts", "tid", "pid", "$comm" } },
@@ -562,6 +563,11 @@ int kevents_event(struct kevents *k, int kidx, const bt_message *msg, const char
 			snprintf(k->cap.stats_flush, sizeof(k->cap.stats_flush), "%s", gets(ev, &c->f[30]));
 			snprintf(k->cap.dropped_inputs, sizeof(k->cap.dropped_inputs), "%s", gets(ev, &c->f[31]));
 			snprintf(k->cap.thp_defrag, sizeof(k->cap.thp_defrag), "%s", gets(ev, &c->f[32]));
+			/* --drop-caches and the page cache the session started
+			 * with: absent in older captures, -1 unknown */
+			k->cap.dropped_caches = v[33] == VMR_ABSENT ? -1 : (int64_t)(int32_t)v[33];
+			k->cap.start_cached_kb = v[34] == VMR_ABSENT ? -1 : (int64_t)v[34];
+			k->cap.start_ws_nodes = v[35] == VMR_ABSENT ? -1 : (int64_t)v[35];
 			break;
 		case KK_MEMCG_STAT:
 			if (parse_memcg(k, ts, gets(ev, &c->f[1])) != 0)

@@ -148,6 +148,10 @@ struct kevents {
 		char build_config[80], build_patches[1024], build_key[256];
 		char stats_flush[64];  /* the tracepoint of the flushes recorded, "" none */
 		char dropped_inputs[8192]; /* the exec's files dropped before, "" none */
+		/* 1: the machine's page cache was dropped before (--drop-caches),
+		 * 0 not; its Cached KiB and workingset_nodes as the session
+		 * started; -1 not recorded */
+		int64_t dropped_caches, start_cached_kb, start_ws_nodes;
 		uint64_t cgroup_version, limit, swap_size, period_ms, damon, update_us;
 		int64_t swappiness;
 		uint64_t end_lost, end_bridged, end_elapsed;
