@@ -64,10 +64,43 @@ static inline uint32_t ring_cursor_wrap(const struct ring_cursor *c, uint32_t i)
 	return i >= c->size ? i - c->size : i;
 }
 
+/* inc_min_seq's protected tier of a folio, by its LRU_REFS_FLAGS and refs
+ * bits: PG_referenced (bit 0 of the key), PG_workingset (bit 1), the refs
+ * bits (bits 2-3); lru_tier_from_refs(folio_lru_refs, workingset), or
+ * MAX_NR_TIERS for the workingset being lazily promoted (refs 4 with
+ * PG_workingset: not counted).  A table, so that the loop below counts a
+ * folio with one load and no branch (test_mglru checks it against
+ * lru_tier_from_refs). */
+const uint8_t inc_min_seq_tier[16] = {
+	/* refs bits 0: refs 0 (no PG_referenced) or 1 */
+	0, 0, 3, 3,
+	/* refs bits 1: refs 0 or 2 */
+	0, 1, 3, 3,
+	/* refs bits 2: refs 0 or 3 */
+	0, 2, 3, 3,
+	/* refs bits 3: refs 0 or 4; 4 with PG_workingset is not counted */
+	0, 2, 3, MAX_NR_TIERS,
+};
+
+/* A folio aging promoted to a generation other than the next: list_move_tail
+ * to its own (rare: out of line, so that the loop's state stays in
+ * registers). */
+static __attribute__((noinline, cold)) void inc_min_seq_promoted(struct engine *e, struct lru_gen_folio *lrugen,
+								  uint32_t pfn, int gen, int type)
+{
+	gen_list_add(e, lrugen, pfn, gen, type, 1);
+}
+
 /* inc_min_seq's loop, for each setting of the two variants it tests per
  * folio (NO_INVERSION, K612_TIERS: constants in each of inc_min_seq's
  * four calls, so that each loop has only its own tests); the protected
- * counts are summed in locals, as nr_pages is. */
+ * counts are summed in locals, as nr_pages is.  The next generation's
+ * ring is given room for the whole batch before the loop (a batch moves
+ * at most MIN(listed, remaining) folios there), so that no entry it adds
+ * needs the full-ring test; the old ring's slot and the next ring's tail
+ * step by one each (no modulo), and a folio's liveness and protected
+ * tier are read without branches (the list order, the counts and every
+ * folio's fields are those of the folio-at-a-time loop). */
 static inline __attribute__((always_inline)) int inc_min_seq_list(struct engine *e, int memcg,
 								  struct lru_gen_folio *lrugen, int type,
 								  int swappiness, uint64_t *moved,
@@ -82,7 +115,9 @@ static inline __attribute__((always_inline)) int inc_min_seq_list(struct engine 
 	struct lru_ring *r = &lrugen->folios[old_gen][type], *to = &lrugen->folios[next_gen][type];
 	struct ring_cursor from, dst;
 	int64_t nr_inc = 0;
-	uint64_t nr_moved = 0, protected[MAX_NR_TIERS] = { 0 };
+	uint64_t nr_moved = 0, protected[MAX_NR_TIERS + 1] = { 0 };
+	const uint8_t next_gen_refs = (uint8_t)((next_gen + 1) << 4);
+	const uint32_t clear = PG_referenced | (k612_tiers ? PG_workingset : 0);
 	int batch_done = 0;
 
 	if (!no_inversion) {
@@ -91,51 +126,64 @@ static inline __attribute__((always_inline)) int inc_min_seq_list(struct engine 
 		if (!type && !swappiness)
 			goto done;
 	}
-	ring_cursor_load(&from, r, lrugen->nr_listed[old_gen][type]);
-	ring_cursor_load(&dst, to, lrugen->nr_listed[next_gen][type]);
+	uint32_t listed = lrugen->nr_listed[old_gen][type];
 	/* gen_list_add: a list no folio is on holds only dead entries */
-	if (!dst.listed)
-		dst.nr = 0;
+	if (!lrugen->nr_listed[next_gen][type])
+		to->nr = 0;
+	if (listed) {
+		uint32_t need = listed < remaining ? listed : remaining;
+		if (to->size - to->nr < need &&
+		    lru_ring_make_room_for(e, to, memcg, next_lru, lrugen->nr_listed[next_gen][type], need)) {
+			e->failed = 1;
+			return 1;
+		}
+	}
+	ring_cursor_load(&from, r, listed);
+	ring_cursor_load(&dst, to, lrugen->nr_listed[next_gen][type]);
+	/* the slot the loop reads next: the head (no_inversion) or the tail */
+	uint32_t pos = 0;
+	if (from.nr)
+		pos = no_inversion ? ring_cursor_wrap(&from, from.tail + from.nr - 1) : from.tail;
 	while (from.listed) {
-		uint32_t pos = no_inversion ? ring_cursor_wrap(&from, from.tail + from.nr - 1) : from.tail;
 		uint32_t pfn = from.slot[pos];
+		uint32_t at = pos;
 		/* the folios a few entries on, prefetched (lru_ring_last) */
 		if (from.nr > LRU_RING_PREFETCH) {
-			uint32_t ahead = no_inversion ? ring_cursor_wrap(&from, from.tail + from.nr - 1 - LRU_RING_PREFETCH) :
+			uint32_t ahead = no_inversion ? (pos >= LRU_RING_PREFETCH ? pos - LRU_RING_PREFETCH :
+							 pos + from.size - LRU_RING_PREFETCH) :
 							ring_cursor_wrap(&from, pos + LRU_RING_PREFETCH);
 			prefetch_folio(&folios[from.slot[ahead]]);
 		}
-		if (!no_inversion)
-			from.tail = ring_cursor_wrap(&from, pos + 1);
+		if (no_inversion) {
+			pos = pos ? pos - 1 : from.size - 1;
+		} else {
+			pos = pos + 1 == from.size ? 0 : pos + 1;
+			from.tail = pos;
+		}
 		from.nr--;
 		struct folio *f = &folios[pfn];
+		uint32_t flags = f->flags;
 		/* lru_ring_alive */
-		if (!(f->flags & PG_lru) || f->lru != lru || f->memcg != memcg || f->prev != pos)
+		if (((flags & PG_lru) ^ PG_lru) | (f->lru ^ lru) | (f->memcg ^ (unsigned)memcg) | (f->prev ^ at))
 			continue;
 		from.listed--;
-		int refs = folio_lru_refs(f);
-		int ws = !!(f->flags & PG_workingset);
+		unsigned tier = inc_min_seq_tier[INC_MIN_SEQ_TIER_KEY(flags, f->gen_refs)];
 		int new_gen = folio_lru_gen(f);
-		int promoted = new_gen != old_gen;
-		if (!promoted) {
+		if (new_gen == old_gen) {
 			/* folio_inc_gen: folio_clear_lru_refs and folio_set_gen
 			 * in one store each (the byte-wide gen_refs store would
 			 * otherwise make the compiler reload the engine's fields) */
-			new_gen = next_gen;
-			f->flags &= ~(PG_referenced | (k612_tiers ? PG_workingset : 0));
-			f->gen_refs = (uint8_t)((new_gen + 1) << 4);
+			f->flags = flags & ~clear;
+			f->gen_refs = next_gen_refs;
 			nr_inc++;
+			new_gen = next_gen;
+		} else if (no_inversion) {
+			/* sw-no-inversion: aging already promoted it */
+			tier = MAX_NR_TIERS;
 		}
 		if (new_gen == next_gen) {
-			/* list_move_tail to the next generation (lru_ring_add) */
-			if (dst.nr == dst.size) {
-				ring_cursor_store(&dst, to, &lrugen->nr_listed[next_gen][type]);
-				if (lru_ring_make_room(e, to, memcg, next_lru, dst.listed)) {
-					e->failed = 1;
-					break;
-				}
-				ring_cursor_load(&dst, to, dst.listed);
-			}
+			/* list_move_tail to the next generation (lru_ring_add;
+			 * room was made above) */
 			dst.tail = dst.tail ? dst.tail - 1 : dst.size - 1;
 			dst.slot[dst.tail] = pfn;
 			dst.nr++;
@@ -143,14 +191,13 @@ static inline __attribute__((always_inline)) int inc_min_seq_list(struct engine 
 			f->prev = dst.tail;
 			f->lru = (uint8_t)next_lru;
 		} else {
-			gen_list_add(e, lrugen, pfn, new_gen, type, 1);
+			inc_min_seq_promoted(e, lrugen, pfn, new_gen, type);
 		}
 		nr_moved++;
 		/* don't count the workingset being lazily promoted (6.12,
 		 * mglru+k6.12-tiers: inc_min_seq counts none) */
-		if (!k612_tiers && refs + ws != (1 << LRU_REFS_WIDTH) + 1 &&
-		    !(no_inversion && promoted))
-			protected[lru_tier_from_refs(refs, ws)]++;
+		if (!k612_tiers)
+			protected[tier]++;
 		if (!--remaining) {
 			batch_done = 1;
 			break;
@@ -171,7 +218,7 @@ done:
 	return 1;
 }
 
-static __attribute__((flatten)) int inc_min_seq(struct engine *e, int memcg,
+static __attribute__((noinline)) int inc_min_seq(struct engine *e, int memcg,
 						struct lru_gen_folio *lrugen, int type,
 						int swappiness, uint64_t *moved)
 {
