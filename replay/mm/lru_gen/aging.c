@@ -41,29 +41,6 @@
  * ends).  A folio on folios[gen][type] is of TYPE (PG_swapbacked is set
  * before a folio is first added), so min_seq[TYPE] is the oldest
  * generation folio_inc_gen reads. */
-struct ring_cursor {
-	uint32_t *slot, size, tail, nr, listed;
-};
-
-static inline void ring_cursor_load(struct ring_cursor *c, const struct lru_ring *r, uint32_t listed)
-{
-	*c = (struct ring_cursor){ r->slot, r->size, r->tail, r->nr, listed };
-}
-
-static inline void ring_cursor_store(const struct ring_cursor *c, struct lru_ring *r, uint32_t *listed)
-{
-	r->slot = c->slot;
-	r->size = c->size;
-	r->tail = c->tail;
-	r->nr = c->nr;
-	*listed = c->listed;
-}
-
-static inline uint32_t ring_cursor_wrap(const struct ring_cursor *c, uint32_t i)
-{
-	return i >= c->size ? i - c->size : i;
-}
-
 /* inc_min_seq's protected tier of a folio, by its LRU_REFS_FLAGS and refs
  * bits: PG_referenced (bit 0 of the key), PG_workingset (bit 1), the refs
  * bits (bits 2-3); lru_tier_from_refs(folio_lru_refs, workingset), or
@@ -113,12 +90,10 @@ static inline __attribute__((always_inline)) int inc_min_seq_list(struct engine 
 	int next_gen = (old_gen + 1) % (int)MAX_NR_GENS;
 	unsigned lru = (unsigned)(old_gen * 2 + type), next_lru = (unsigned)(next_gen * 2 + type);
 	struct lru_ring *r = &lrugen->folios[old_gen][type], *to = &lrugen->folios[next_gen][type];
-	struct ring_cursor from, dst;
-	int64_t nr_inc = 0;
-	uint64_t nr_moved = 0, protected[MAX_NR_TIERS + 1] = { 0 };
-	const uint8_t next_gen_refs = (uint8_t)((next_gen + 1) << 4);
+	uint64_t protected[MAX_NR_TIERS + 1] = { 0 };
+	/* gen_refs as folio_lru_gen reads them: of the old and the next gen */
+	const unsigned old_gen_refs = (unsigned)(old_gen + 1), next_gen_refs = (unsigned)(next_gen + 1);
 	const uint32_t clear = PG_referenced | (k612_tiers ? PG_workingset : 0);
-	int batch_done = 0;
 
 	if (!no_inversion) {
 		if (type && swappiness == SWAPPINESS_ANON_ONLY)
@@ -130,87 +105,87 @@ static inline __attribute__((always_inline)) int inc_min_seq_list(struct engine 
 	/* gen_list_add: a list no folio is on holds only dead entries */
 	if (!lrugen->nr_listed[next_gen][type])
 		to->nr = 0;
-	if (listed) {
-		uint32_t need = listed < remaining ? listed : remaining;
-		if (to->size - to->nr < need &&
-		    lru_ring_make_room_for(e, to, memcg, next_lru, lrugen->nr_listed[next_gen][type], need)) {
-			e->failed = 1;
-			return 1;
-		}
+	/* the folios this call moves: the batch, or every one left */
+	uint32_t limit = listed < remaining ? listed : remaining;
+	if (!limit)
+		goto done;
+	if (to->size - to->nr < limit &&
+	    lru_ring_make_room_for(e, to, memcg, next_lru, lrugen->nr_listed[next_gen][type], limit)) {
+		e->failed = 1;
+		return 1;
 	}
-	ring_cursor_load(&from, r, listed);
-	ring_cursor_load(&dst, to, lrugen->nr_listed[next_gen][type]);
-	/* the slot the loop reads next: the head (no_inversion) or the tail */
-	uint32_t pos = 0;
-	if (from.nr)
-		pos = no_inversion ? ring_cursor_wrap(&from, from.tail + from.nr - 1) : from.tail;
-	while (from.listed) {
-		uint32_t pfn = from.slot[pos];
-		uint32_t at = pos;
+	const uint32_t *slot = r->slot, size = r->size;
+	uint32_t *dslot = to->slot, dsize = to->size, dtail = to->tail;
+	uint32_t nr = r->nr, n_moved = 0, n_dst = 0, nr_inc = 0;
+	/* the slot read next: the head (no_inversion) or the tail */
+	uint32_t pos = no_inversion ? (r->tail + nr - 1 >= size ? r->tail + nr - 1 - size : r->tail + nr - 1) :
+				      r->tail;
+	while (n_moved < limit) {
+		uint32_t pfn = slot[pos], at = pos;
 		/* the folios a few entries on, prefetched (lru_ring_last) */
-		if (from.nr > LRU_RING_PREFETCH) {
+		if (nr > LRU_RING_PREFETCH) {
 			uint32_t ahead = no_inversion ? (pos >= LRU_RING_PREFETCH ? pos - LRU_RING_PREFETCH :
-							 pos + from.size - LRU_RING_PREFETCH) :
-							ring_cursor_wrap(&from, pos + LRU_RING_PREFETCH);
-			prefetch_folio(&folios[from.slot[ahead]]);
+							 pos + size - LRU_RING_PREFETCH) :
+							(pos + LRU_RING_PREFETCH >= size ? pos + LRU_RING_PREFETCH - size :
+							 pos + LRU_RING_PREFETCH);
+			prefetch_folio(&folios[slot[ahead]]);
 		}
-		if (no_inversion) {
-			pos = pos ? pos - 1 : from.size - 1;
-		} else {
-			pos = pos + 1 == from.size ? 0 : pos + 1;
-			from.tail = pos;
-		}
-		from.nr--;
+		if (no_inversion)
+			pos = pos ? pos - 1 : size - 1;
+		else
+			pos = pos + 1 == size ? 0 : pos + 1;
+		nr--;
 		struct folio *f = &folios[pfn];
 		uint32_t flags = f->flags;
 		/* lru_ring_alive */
 		if (((flags & PG_lru) ^ PG_lru) | (f->lru ^ lru) | (f->memcg ^ (unsigned)memcg) | (f->prev ^ at))
 			continue;
-		from.listed--;
-		unsigned tier = inc_min_seq_tier[INC_MIN_SEQ_TIER_KEY(flags, f->gen_refs)];
-		int new_gen = folio_lru_gen(f);
-		if (new_gen == old_gen) {
-			/* folio_inc_gen: folio_clear_lru_refs and folio_set_gen
-			 * in one store each (the byte-wide gen_refs store would
-			 * otherwise make the compiler reload the engine's fields) */
+		n_moved++;
+		unsigned gen_refs = f->gen_refs;
+		unsigned tier = inc_min_seq_tier[INC_MIN_SEQ_TIER_KEY(flags, gen_refs)];
+		if (gen_refs >> 4 == old_gen_refs) {
+			/* folio_inc_gen: folio_clear_lru_refs and folio_set_gen */
 			f->flags = flags & ~clear;
-			f->gen_refs = next_gen_refs;
+			f->gen_refs = (uint8_t)(next_gen_refs << 4);
 			nr_inc++;
-			new_gen = next_gen;
+		} else if (gen_refs >> 4 != next_gen_refs) {
+			/* aging promoted it past the next generation */
+			inc_min_seq_promoted(e, lrugen, pfn, (int)(gen_refs >> 4) - 1, type);
+			if (no_inversion)
+				tier = MAX_NR_TIERS;
+			if (!k612_tiers)
+				protected[tier]++;
+			continue;
 		} else if (no_inversion) {
 			/* sw-no-inversion: aging already promoted it */
 			tier = MAX_NR_TIERS;
 		}
-		if (new_gen == next_gen) {
-			/* list_move_tail to the next generation (lru_ring_add;
-			 * room was made above) */
-			dst.tail = dst.tail ? dst.tail - 1 : dst.size - 1;
-			dst.slot[dst.tail] = pfn;
-			dst.nr++;
-			dst.listed++;
-			f->prev = dst.tail;
-			f->lru = (uint8_t)next_lru;
-		} else {
-			inc_min_seq_promoted(e, lrugen, pfn, new_gen, type);
-		}
-		nr_moved++;
+		/* list_move_tail to the next generation (lru_ring_add; room
+		 * was made above) */
+		dtail = dtail ? dtail - 1 : dsize - 1;
+		dslot[dtail] = pfn;
+		n_dst++;
+		f->prev = dtail;
+		f->lru = (uint8_t)next_lru;
 		/* don't count the workingset being lazily promoted (6.12,
 		 * mglru+k6.12-tiers: inc_min_seq counts none) */
 		if (!k612_tiers)
 			protected[tier]++;
-		if (!--remaining) {
-			batch_done = 1;
-			break;
-		}
 	}
-	ring_cursor_store(&from, r, &lrugen->nr_listed[old_gen][type]);
-	ring_cursor_store(&dst, to, &lrugen->nr_listed[next_gen][type]);
-	*moved += nr_moved;
+	r->nr = nr;
+	if (!no_inversion)
+		r->tail = pos;
+	lrugen->nr_listed[old_gen][type] -= n_moved;
+	to->tail = dtail;
+	to->nr += n_dst;
+	lrugen->nr_listed[next_gen][type] += n_dst;
+	*moved += n_moved;
 	for (unsigned tier = 0; tier < MAX_NR_TIERS; tier++)
 		lrugen->protected[hist][type][tier] += protected[tier];
 	lrugen->nr_pages[old_gen][type] -= nr_inc;
 	lrugen->nr_pages[next_gen][type] += nr_inc;
-	if (batch_done)
+	/* the batch ran out: the caller drops the lock and calls again */
+	if (n_moved == remaining)
 		return 0;
 done:
 	reset_ctrl_pos(lrugen, type, 1);
