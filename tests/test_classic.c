@@ -1491,6 +1491,41 @@ static void lru_ring_order(void **state)
 	box_free(&b);
 }
 
+/* lru_ring_make_room_for: room for NEED entries at once (inc_min_seq's
+ * batch).  Ten file folios installed (one ring of 64 slots), 0..4 taken
+ * off: room for 100 drops the five dead entries (5 live, 59 free, under
+ * 100) and grows the ring, twice the live ones and 64 (74 slots, 69
+ * free) being short, to the live ones and twice NEED: 205 slots.  Room
+ * for 100 again, and for 1, find it (200 free, over half): no change.
+ * The order from the tail is the list's: 5..9. */
+static void lru_ring_room_for(void **state)
+{
+	(void)state;
+	struct box b;
+	box_open(&b, policy_find("classic"), 10, 0, 0, 0, 60);
+	struct engine *e = &b.e;
+	struct lruvec *lv = &e->memcgs[e->nr_memcgs - 1].lruvec;
+	struct lru_ring *r = &lv->list[LRU_INACTIVE_FILE];
+	for (uint32_t pfn = 0; pfn < 10; pfn++)
+		install(e, pfn, 0);
+	assert_int_equal(r->size, 64);
+	for (uint32_t pfn = 0; pfn < 5; pfn++)
+		lruvec_del_folio(e, lv, pfn);
+	assert_int_equal(r->nr, 10);
+	assert_int_equal(lru_ring_make_room_for(e, r, lv->memcg, LRU_INACTIVE_FILE, UINT32_MAX, 100), 0);
+	assert_int_equal(r->size, 205);
+	assert_int_equal(r->nr, 5);
+	assert_int_equal(lru_ring_make_room_for(e, r, lv->memcg, LRU_INACTIVE_FILE, 5, 100), 0);
+	assert_int_equal(r->size, 205);
+	assert_int_equal(lru_ring_make_room_for(e, r, lv->memcg, LRU_INACTIVE_FILE, 5, 1), 0);
+	assert_int_equal(r->size, 205);
+	assert_int_equal(r->nr, 5);
+	for (uint32_t pfn = 5; pfn < 10; pfn++)
+		assert_int_equal(lru_ring_pop_tail(e, r, lv->memcg, LRU_INACTIVE_FILE), pfn);
+	assert_int_equal(lru_ring_pop_tail(e, r, lv->memcg, LRU_INACTIVE_FILE), NIL);
+	box_free(&b);
+}
+
 /* ---- UML's user copies ------------------------------------------------------ */
 
 /* A kernel-mode fault of a UML capture (VMR_F_UACCESS): uaccess faults
@@ -1557,6 +1592,7 @@ int main(void)
 		cmocka_unit_test(flusher_since_boot),
 		cmocka_unit_test(two_touch),
 		cmocka_unit_test(lru_ring_order),
+		cmocka_unit_test(lru_ring_room_for),
 		cmocka_unit_test(refault_distance),
 		cmocka_unit_test(proportional_stop),
 		cmocka_unit_test(early_exit_goal),

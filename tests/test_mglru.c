@@ -826,6 +826,38 @@ static void inc_min_seq_batches(void **state)
 	box_close(&b);
 }
 
+/* inc_min_seq's protected tier by key (PG_referenced, PG_workingset, the
+ * refs bits), by hand: without PG_referenced refs is 0 (tier 0), with it
+ * the refs bits + 1 (1 -> 0, 2 -> 1, 3 and 4 -> 2); PG_workingset is tier
+ * 3, except with refs 4: the workingset being lazily promoted, not
+ * counted (MAX_NR_TIERS).  And each the same as lru_tier_from_refs of
+ * folio_lru_refs. */
+static void inc_min_seq_tiers(void **state)
+{
+	(void)state;
+	static const uint8_t want[16] = {
+		0, 0, 3, 3,          /* refs bits 0 */
+		0, 1, 3, 3,          /* refs bits 1 */
+		0, 2, 3, 3,          /* refs bits 2 */
+		0, 2, 3, 4,          /* refs bits 3 */
+	};
+	for (unsigned key = 0; key < 16; key++) {
+		struct folio f = { 0 };
+		if (key & 1)
+			f.flags |= PG_referenced;
+		if (key & 2)
+			f.flags |= PG_workingset;
+		f.gen_refs = (uint8_t)((2 << 4) | (key >> 2));
+		assert_int_equal(INC_MIN_SEQ_TIER_KEY(f.flags, f.gen_refs), key);
+		assert_int_equal(inc_min_seq_tier[key], want[key]);
+		int refs = folio_lru_refs(&f), ws = !!(f.flags & PG_workingset);
+		if (refs + ws == (1 << LRU_REFS_WIDTH) + 1)
+			assert_int_equal(inc_min_seq_tier[key], MAX_NR_TIERS);
+		else
+			assert_int_equal(inc_min_seq_tier[key], lru_tier_from_refs(refs, ws));
+	}
+}
+
 /* sw-imbalance: three generations at DEF_PRIORITY (no aging in the base);
  * the oldest holding 5 of 100 pages (< 1/8) ages; 30/30/40 does not. */
 static void imbalance(void **state)
@@ -1738,6 +1770,7 @@ int main(void)
 		cmocka_unit_test(no_mm_walk),
 		cmocka_unit_test(inc_min_seq_order),
 		cmocka_unit_test(inc_min_seq_batches),
+		cmocka_unit_test(inc_min_seq_tiers),
 		cmocka_unit_test(imbalance),
 		cmocka_unit_test(exhaustion),
 		cmocka_unit_test(evict_outcomes),

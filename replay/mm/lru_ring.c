@@ -24,8 +24,13 @@
  * quarter free it was four, and the closing up a twentieth of a short
  * session's classic replay), and the ring stays within about twice its
  * peak length (4 bytes an entry: under 1 byte per simulated page more
- * on the Zipf bench). */
-int lru_ring_make_room(struct engine *e, struct lru_ring *r, int memcg, unsigned lru, uint32_t nr_live)
+ * on the Zipf bench).  lru_ring_make_room_for leaves NEED slots free at
+ * least (growing to twice NEED past the live entries when twice the live
+ * entries and 64 would not): a caller about to add up to NEED entries in
+ * one loop (inc_min_seq) makes room once, not at every entry that fills
+ * the ring; lru_ring_make_room is it with NEED 1. */
+int lru_ring_make_room_for(struct engine *e, struct lru_ring *r, int memcg, unsigned lru, uint32_t nr_live,
+			   uint32_t need)
 {
 	uint32_t live = 0;
 	/* every entry alive: nothing to close up */
@@ -45,10 +50,12 @@ int lru_ring_make_room(struct engine *e, struct lru_ring *r, int memcg, unsigned
 		e->folio[pfn].prev = to;
 	}
 	r->nr = live;
-	if (r->size && r->size - live >= r->size / 2)
+	if (r->size && r->size - live >= r->size / 2 && r->size - live >= need)
 		return 0;
 
 	uint64_t size = 2 * (uint64_t)live + 64;
+	if (size - live < need)
+		size = live + 2 * (uint64_t)need;
 	if (size > UINT32_MAX / 2)
 		return -1;
 	uint32_t *slot = realloc(r->slot, size * sizeof(*slot));
@@ -65,6 +72,11 @@ int lru_ring_make_room(struct engine *e, struct lru_ring *r, int memcg, unsigned
 	r->slot = slot;
 	r->size = (uint32_t)size;
 	return 0;
+}
+
+int lru_ring_make_room(struct engine *e, struct lru_ring *r, int memcg, unsigned lru, uint32_t nr_live)
+{
+	return lru_ring_make_room_for(e, r, memcg, lru, nr_live, 1);
 }
 
 void lru_ring_release(struct lru_ring *r)

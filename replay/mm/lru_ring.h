@@ -36,6 +36,9 @@ static inline int lru_ring_alive(const struct engine *e, int memcg, unsigned lru
  * grow it when half would not be free after (lru_ring.c).  0, or -1
  * when out of memory. */
 int lru_ring_make_room(struct engine *e, struct lru_ring *r, int memcg, unsigned lru, uint32_t nr_live);
+/* The same, leaving at least NEED slots free (lru_ring.c). */
+int lru_ring_make_room_for(struct engine *e, struct lru_ring *r, int memcg, unsigned lru, uint32_t nr_live,
+			   uint32_t need);
 void lru_ring_release(struct lru_ring *r);
 
 /* lru_ring_wrap: slot I (< 2 * size) of ring R, around the end. */

@@ -324,6 +324,12 @@ int folio_update_gen_612(struct folio *f, int gen);
 int folio_inc_gen(struct engine *e, int memcg, struct lru_gen_folio *lrugen, uint32_t pfn,
 		  int reclaiming);
 int try_to_inc_min_seq(const struct engine *e, struct lru_gen_folio *lrugen, int swappiness);
+/* inc_min_seq's protected tier by INC_MIN_SEQ_TIER_KEY (aging.c):
+ * PG_referenced, PG_workingset and the refs bits; MAX_NR_TIERS: not
+ * counted. */
+#define INC_MIN_SEQ_TIER_KEY(flags, gen_refs) ((((flags) >> 2) & 3u) | (((gen_refs) & 3u) << 2))
+_Static_assert(PG_referenced == 1u << 2 && PG_workingset == 1u << 3, "INC_MIN_SEQ_TIER_KEY's bits");
+extern const uint8_t inc_min_seq_tier[16];
 void reset_ctrl_pos(struct lru_gen_folio *lrugen, int type, int carryover);
 void lru_gen_rotate_memcg(struct engine *e, int memcg, int op);
 void lru_gen_online_memcg(struct engine *e, struct lru_gen_folio *lrugen);
