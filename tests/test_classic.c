@@ -882,6 +882,43 @@ static void child_starts_at_fork(void **state)
 	unlink(path);
 }
 
+/* make in small: a parent (tid 100) reads 8 file pages through a memcg
+ * of 4, then the first 4 again (4 refaults from the file device, ssd, the
+ * last one's read ending at R in the replay), forks child B (pid 300) at
+ * 10 ns of trace time, 10 ns after those records, and goes on 1 ms after
+ * them (a DELAY: make's wait for its jobs).  B starts from where the
+ * parent is in that gap, R + 10, and, with nothing to do but its one
+ * record, ends there; the parent ends at R + 1 ms.  Placed when the
+ * parent came to its next record, B would have started at R + 1 ms, a
+ * whole gap late: the parent's read wait ended its step (task_step's
+ * wait for a read) before task_wait placed the forks of that gap. */
+static void child_forked_after_read_wait(void **state)
+{
+	(void)state;
+	char path[64];
+	snprintf(path, sizeof(path), "/tmp/test_classic_r.%d.vmr", (int)getpid());
+	uint8_t kind[8];
+	memset(kind, 1, sizeof(kind));
+	struct vmr_rec parent[3] = { fixture_run(0, VMR_OP_READ, 1, 8), fixture_run(0, VMR_OP_READ, 1, 4),
+				     fixture_rec(0, VMR_OP_DELAY, 0, 1000000) };
+	struct vmr_rec b[1] = { fixture_rec(0, VMR_OP_DELAY, 0, 0) };
+	struct fixture_task t[2] = { { 0, parent, 3 }, { 10, b, 1 } };
+	struct fixture_ids ids[2] = { { 100, 100, 0 }, { 300, 300, 100 } };
+	assert_int_equal(fixture_vmr_ids(path, t, ids, 2, 8, kind, "page_size\t4096\n"), 0);
+	struct vmr v;
+	struct engine e;
+	classic_run(&e, &v, path, 4);
+	assert_int_equal(e.tasks[0].nr_forks, 1);
+	assert_true(e.tasks[1].forked);
+	assert_int_equal(e.vm[VM_workingset_refault_file], 4);
+	simtime_t r = e.tasks[0].done - 1000000;
+	assert_true(r > 4 * 50000);          /* four reads of the ssd waited for */
+	assert_int_equal(e.tasks[1].done, r + 10);
+	engine_free(&e);
+	vmr_close(&v);
+	unlink(path);
+}
+
 /* ---- file pages cached before the session ---------------------------------- */
 
 /* Replays TASK's records over 64 file pages (the first 32 found cached
@@ -1601,6 +1638,7 @@ int main(void)
 		cmocka_unit_test(oom_after_retries),
 		cmocka_unit_test(parent_waits_for_child),
 		cmocka_unit_test(child_starts_at_fork),
+		cmocka_unit_test(child_forked_after_read_wait),
 		cmocka_unit_test(exec_activated),
 		cmocka_unit_test(fault_around_window),
 		cmocka_unit_test(fault_around_exec),

@@ -273,13 +273,24 @@ static void task_step(struct engine *e, struct task_state *t)
 				}
 				if (t->io_until > e->sim.now) {
 					/* Waiting for a read: resume when it completes. */
-					if (c.sub == count) {
+					int moved = c.sub == count;
+					if (moved) {
 						task_next_rec(&c, done);
 					} else {
 						c.next = done;
 					}
 					t->io_until = 0;
 					task_cursor_save(t, &c);
+					/* Between records, as at the loop's top: the
+					 * children it forks in the gap to its next
+					 * record start from where it is in that gap
+					 * (task_wait -> task_fork), not when it comes
+					 * to that record, a whole gap late (make's
+					 * gaps are its waits for its jobs). */
+					if (moved && c.p < c.end &&
+					    (t->next_wait < t->nr_waits || t->next_fork < t->nr_forks) &&
+					    task_wait(e, t))
+						return;     /* the other's end schedules it */
 					sim_at(&e->sim, c.next, EV_TASK, id, 0);
 					return;
 				}
