@@ -580,7 +580,9 @@ static void exec_activated(void **state)
  * on page 5 (do_shared_fault) maps page 5 only; a read fault on page 37
  * maps 32..39, its window 32..47 clamped to the file's pages.  Each fault
  * counts once in pgfault (3), the pages mapped around it not at all, and
- * every page mapped has a young PTE.  A memcg of 100 pages: no reclaim. */
+ * every page mapped has a young PTE, which the process's exit zaps
+ * (zap_file_ptes), activating the 25 mapped pages.  A memcg of 100
+ * pages: no reclaim. */
 static void fault_around_window(void **state)
 {
 	(void)state;
@@ -597,11 +599,17 @@ static void fault_around_window(void **state)
 	replay_fixture(&e, &v, path, policy_find("classic"), &t, N, kind, 100, 0, "zram");
 	assert_int_equal(e.vm[VM_pgfault], 3);
 	assert_int_equal(e.vm[VM_pgscan_file], 0);
+	/* What was mapped shows after the exit: exit_mmap's zap marked each
+	 * young PTE's folio accessed, the second time after its read(), so
+	 * those are active (folio_mark_accessed), the others referenced
+	 * once; none is mapped any more. */
+	assert_int_equal(e.vm[VM_pgactivate], 25);
 	for (uint32_t p = 0; p < N; p++) {
 		int mapped = p == 5 || p >= 16;
 		assert_true(e.folio[p].flags & PG_resident);
-		assert_int_equal(!!(e.folio[p].flags & PG_mapped), mapped);
-		assert_int_equal(!!(e.folio[p].flags & PG_young), mapped);
+		assert_false(e.folio[p].flags & (PG_mapped | PG_young));
+		assert_int_equal(!!(e.folio[p].flags & PG_active), mapped);
+		assert_int_equal(!!(e.folio[p].flags & PG_referenced), !mapped);
 	}
 	engine_free(&e);
 	vmr_close(&v);
@@ -628,8 +636,12 @@ static void fault_around_exec_run(struct engine *e, struct vmr *v, const char *p
 	struct fixture_task t = { 0, r, 2 };
 	replay_fixture(e, v, path, policy_find("classic"), &t, N, kind, 100, 0, "zram");
 	assert_int_equal(e->vm[VM_pgfault], 1);
-	for (uint32_t p = 0; p < N; p++)
-		assert_int_equal(!!(e->folio[p].flags & PG_mapped), p < 16);
+	/* mapped young, then zapped at the exit: read() and the zap's
+	 * folio_mark_accessed activate what was mapped */
+	for (uint32_t p = 0; p < N; p++) {
+		assert_false(e->folio[p].flags & PG_mapped);
+		assert_int_equal(!!(e->folio[p].flags & PG_active), p < 16);
+	}
 }
 
 static void fault_around_exec(void **state)
@@ -662,7 +674,10 @@ static void fault_around_exec(void **state)
  * 20's window, 16..31: young, no fault counted (pgfault 1), and with
  * page 20's VM_EXEC when it has one.  4..15 and 32..35 are cached but
  * not mapped, 36..39 not cached.  The same read-ahead from a read()
- * (not flagged VMR_F_FAULT) maps nothing: page 20 alone is mapped. */
+ * (not flagged VMR_F_FAULT) maps nothing: page 20 alone is mapped.  The
+ * PTEs are seen after the process's exit: its zap (zap_file_ptes) marks
+ * each young one's folio accessed, so the pages mapped, and only they,
+ * are referenced. */
 static void fault_retry_run(struct engine *e, struct vmr *v, const char *path, int in_fault, int exec)
 {
 	enum { N = 40 };
@@ -680,8 +695,11 @@ static void fault_retry_run(struct engine *e, struct vmr *v, const char *path, i
 	for (uint32_t p = 0; p < N; p++) {
 		int mapped = p == 20 || (in_fault && p >= 16 && p < 32);
 		assert_int_equal(!!(e->folio[p].flags & PG_resident), p >= 4 && p < 36);
-		assert_int_equal(folio_pte_present(e, p, e->tasks[0].proc), mapped);
-		assert_int_equal(!!(e->folio[p].flags & PG_young), mapped);
+		/* the exit zapped the young PTEs: what was mapped is
+		 * referenced once (folio_mark_accessed), unmapped now */
+		assert_false(folio_pte_present(e, p, e->tasks[0].proc));
+		assert_false(e->folio[p].flags & (PG_young | PG_active));
+		assert_int_equal(!!(e->folio[p].flags & PG_referenced), mapped);
 		assert_int_equal(!!(e->folio[p].flags & PG_exec), exec && mapped);
 	}
 }
@@ -763,7 +781,14 @@ static void shared_mapping_activated(void **state)
  * page 5 maps B's PTEs over the same window, young, where A's are already
  * there; pages 16..19 are in neither table.  Two faults.  A third
  * process's fault (C, pid 300, on page 9) joins B's PTE (struct
- * folio_ptes): no fault of its own counted, no fault-around. */
+ * folio_ptes): no fault of its own counted, no fault-around.  The three
+ * live on (a DELAY each) and exit in turn, A at 10 us, B at 20 us, C at
+ * 30 us; the replay's end shows the PTEs through their zaps
+ * (zap_file_ptes): A's exit finds its PTEs young and marks 0..15
+ * accessed, the second time after the read(), so they are activated (16)
+ * and B's PTE becomes the first; B's exit finds it young too, and marks
+ * them referenced again; C's, part of B's, went with it.  Nothing is
+ * mapped at the end; 16..19 are referenced by the read() alone. */
 static void fault_around_second_mapping(void **state)
 {
 	(void)state;
@@ -772,24 +797,27 @@ static void fault_around_second_mapping(void **state)
 	enum { N = 20 };
 	uint8_t kind[N];
 	memset(kind, 1, sizeof(kind));
-	struct vmr_rec a[2] = { fixture_run(0, VMR_OP_READ, 1, N), fixture_rec(3, VMR_OP_LOAD, 1, 10) };
-	struct vmr_rec b[1] = { fixture_rec(5, VMR_OP_LOAD, 1, 10) };
-	struct vmr_rec c[1] = { fixture_rec(9, VMR_OP_LOAD, 1, 10) };
-	struct fixture_task t[3] = { { 0, a, 2 }, { 1000, b, 1 }, { 2000, c, 1 } };
+	struct vmr_rec a[3] = { fixture_run(0, VMR_OP_READ, 1, N), fixture_rec(3, VMR_OP_LOAD, 1, 10),
+				fixture_rec(0, VMR_OP_DELAY, 0, 10000 - 10) };
+	struct vmr_rec b[2] = { fixture_rec(5, VMR_OP_LOAD, 1, 10), fixture_rec(0, VMR_OP_DELAY, 0, 19000 - 10) };
+	struct vmr_rec c[2] = { fixture_rec(9, VMR_OP_LOAD, 1, 10), fixture_rec(0, VMR_OP_DELAY, 0, 28000 - 10) };
+	struct fixture_task t[3] = { { 0, a, 3 }, { 1000, b, 2 }, { 2000, c, 2 } };
 	struct fixture_ids ids[3] = { { 100, 100, 0 }, { 200, 200, 0 }, { 300, 300, 0 } };
 	assert_int_equal(fixture_vmr_ids(path, t, ids, 3, N, kind, "page_size\t4096\n"), 0);
 	struct vmr v;
 	struct engine e;
 	classic_run(&e, &v, path, 100);
-	uint32_t pa = e.tasks[0].proc, pb = e.tasks[1].proc, pc = e.tasks[2].proc;
-	assert_int_not_equal(pa, pb);
+	assert_int_not_equal(e.tasks[0].proc, e.tasks[1].proc);
+	assert_int_equal(e.tasks[0].done, 10000);
+	assert_int_equal(e.tasks[1].done, 20000);
+	assert_int_equal(e.tasks[2].done, 30000);
 	assert_int_equal(e.vm[VM_pgfault], 2);
+	assert_int_equal(e.vm[VM_pgactivate], 16);
 	for (uint32_t p = 0; p < N; p++) {
-		assert_int_equal(folio_pte_present(&e, p, pa), p < 16);
-		assert_int_equal(folio_pte_present(&e, p, pb), p < 16);
-		assert_false(folio_pte_present(&e, p, pc));
-		assert_int_equal(!!(e.folio[p].flags & PG_young), p < 16);
-		assert_int_equal(e.ptes[p].other, p < 16 ? (pb + 1) | PTES_YOUNG : 0);
+		assert_false(e.folio[p].flags & (PG_mapped | PG_young));
+		assert_int_equal(e.ptes[p].other, 0);
+		assert_int_equal(!!(e.folio[p].flags & PG_active), p < 16);
+		assert_true(e.folio[p].flags & PG_referenced);
 	}
 	engine_free(&e);
 	vmr_close(&v);

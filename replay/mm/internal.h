@@ -183,6 +183,8 @@ int folio_pte_mkyoung(struct engine *e, uint32_t pfn, uint32_t proc);
  * maps it young; 1 when the PTE is its own (a fault to count, the fault
  * path to run), 0 when it joins the others' shared one. */
 int folio_add_file_rmap_pte(struct engine *e, uint32_t pfn, uint32_t proc);
+/* exit_mmap's zap of PROC's file PTEs (rmap.c). */
+void zap_file_ptes(struct engine *e, uint32_t proc);
 /* The accessed bit of address space PROC's PTE for PFN (an anonymous
  * folio's is its owner's): is it set (0 without a PTE), clear it. */
 int folio_pte_young(const struct engine *e, uint32_t pfn, uint32_t proc);

@@ -461,11 +461,13 @@ static void exit_mmap_one(struct engine *e, uint32_t proc, uint32_t pfn)
 }
 
 /* exit_mmap (mm/mmap.c): a process whose last task ended exits; its
- * anonymous memory is freed.  Only its own pages are walked, as
+ * anonymous memory is freed and its PTEs of file folios are zapped
+ * (zap_file_ptes).  Only its own pages are walked, as
  * exit_mmap walks the mm's VMAs (a walk of all memory per exit made a
  * trace of many short processes quadratic). */
 void exit_mmap(struct engine *e, uint32_t proc)
 {
 	e->procs[proc].alive = 0;
 	mm_walk(e, proc, exit_mmap_one);
+	zap_file_ptes(e, proc);
 }

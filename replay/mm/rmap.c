@@ -3,13 +3,17 @@
  * (a file folio mapped by each address space that faults it),
  * try_to_unmap, and folio_referenced, which tests and clears the accessed
  * bit of every PTE and, with MGLRU, looks around a young one
- * (lru_gen_look_around), as folio_referenced_one does.
+ * (lru_gen_look_around), as folio_referenced_one does; and an exiting
+ * process's file PTEs taken down (zap_file_ptes: mm/memory.c's
+ * zap_pte_range, folio_remove_rmap_ptes here, on struct folio_ptes).
  *
  * Left out (DEVIATIONS.md): an anonymous folio has one PTE, its owner's;
  * a file folio's PTEs beyond the first address space's share one accessed
  * bit (struct folio_ptes), so folio_referenced returns 0, 1 or 2.
  */
 #include "internal.h"
+
+#include <stdlib.h>
 
 /* 1 for the first address space's PTE (an anonymous folio's, its
  * owner's), 2 for the others', 0 for none: the one PROC would reach PFN
@@ -76,6 +80,25 @@ int folio_pte_mkyoung(struct engine *e, uint32_t pfn, uint32_t proc)
  * prefaulted PTEs are young on x86 and UML).  A third address space's PTE
  * joins the second's: its first touch then neither counts a fault nor
  * faults around. */
+/* PROC's page table holds a PTE of PFN now: noted for its exit. */
+static void note_file_pte(struct engine *e, uint32_t proc, uint32_t pfn)
+{
+	if (proc >= e->nr_procs)
+		return;             /* an address space no process of the trace has */
+	struct process *pr = &e->procs[proc];
+	if (pr->nr_file_ptes == pr->cap_file_ptes) {
+		uint32_t cap = pr->cap_file_ptes ? 2 * pr->cap_file_ptes : 64;
+		uint32_t *n = realloc(pr->file_ptes, cap * sizeof(*n));
+		if (!n) {
+			e->failed = 1;
+			return;
+		}
+		pr->file_ptes = n;
+		pr->cap_file_ptes = cap;
+	}
+	pr->file_ptes[pr->nr_file_ptes++] = pfn;
+}
+
 int folio_add_file_rmap_pte(struct engine *e, uint32_t pfn, uint32_t proc)
 {
 	struct folio *f = &e->folio[pfn];
@@ -84,13 +107,58 @@ int folio_add_file_rmap_pte(struct engine *e, uint32_t pfn, uint32_t proc)
 		f->flags |= PG_mapped | PG_young;
 		p->first = proc;
 		p->other = 0;
+		note_file_pte(e, proc, pfn);
 		return 1;
 	}
 	int own = !p->other;
-	if (own)
+	if (own) {
 		p->other = proc + 1;
+		note_file_pte(e, proc, pfn);
+	}
 	p->other |= PTES_YOUNG;
 	return own;
+}
+
+/* exit_mmap -> unmap_vmas -> zap_pte_range: the exiting PROC's PTEs of
+ * file folios are cleared, and a young one marks its folio accessed
+ * (zap_present_folio_ptes: folio_mark_accessed where the VMA has
+ * recency), so that a folio no live process maps is unmapped, with at
+ * most PG_referenced of its last use: reclaim then finds no young PTE
+ * (folio_check_references: FOLIOREF_RECLAIM_CLEAN, not ACTIVATE or
+ * KEEP).  Where PROC held the first PTE and another address space maps
+ * the folio too, that one's becomes the first (the others that joined
+ * its PTE, struct folio_ptes, go with it). */
+void zap_file_ptes(struct engine *e, uint32_t proc)
+{
+	struct process *pr = &e->procs[proc];
+	for (uint32_t i = 0; i < pr->nr_file_ptes; i++) {
+		uint32_t pfn = pr->file_ptes[i];
+		struct folio *f = &e->folio[pfn];
+		if (!(f->flags & PG_mapped))
+			continue;               /* reclaim unmapped it since */
+		struct folio_ptes *p = &e->ptes[pfn];
+		int young;
+		if (p->first == proc) {
+			young = !!(f->flags & PG_young);
+			if (p->other) {
+				p->first = (p->other & ~PTES_YOUNG) - 1;
+				f->flags = (f->flags & ~PG_young) | (p->other & PTES_YOUNG ? PG_young : 0);
+				p->other = 0;
+			} else {
+				f->flags &= ~(PG_mapped | PG_young);
+			}
+		} else if ((p->other & ~PTES_YOUNG) == proc + 1) {
+			young = !!(p->other & PTES_YOUNG);
+			p->other = 0;
+		} else {
+			continue;               /* stale: not PROC's PTE now */
+		}
+		if (young)
+			folio_mark_accessed(e, pfn);
+	}
+	free(pr->file_ptes);
+	pr->file_ptes = NULL;
+	pr->nr_file_ptes = pr->cap_file_ptes = 0;
 }
 
 /* try_to_unmap: every address space's PTE is cleared (the mapcount drops

@@ -823,6 +823,7 @@ void engine_free(struct engine *e)
 		if (e->procs[i].own_runs)
 			free(e->procs[i].runs);
 		free(e->procs[i].adopted);
+		free(e->procs[i].file_ptes);
 	}
 	free(e->procs);
 	free(e->proc_runs);

@@ -87,6 +87,12 @@ struct process {
 	int own_runs;                /* runs is malloc'd (not a slice) */
 	uint32_t *adopted;           /* anonymous pages faulted in for it since */
 	uint32_t nr_adopted, cap_adopted;
+	/* The file folios it put a PTE on (folio_add_file_rmap_pte), for
+	 * exit_mmap's zap (rmap.c zap_file_ptes); an entry goes stale when
+	 * reclaim unmaps the folio or another process's PTE takes over, and
+	 * is checked there. */
+	uint32_t *file_ptes;
+	uint32_t nr_file_ptes, cap_file_ptes;
 };
 
 struct mm_run {
