@@ -8,8 +8,9 @@
 # capture's CTF is kept as ctf.tar.xz beside a README.md saying how it was
 # made.  Needs root (see `vmreplay capture --help`).  On this machine's
 # kernel each capture first drops the machine's page cache and its shadow
-# entries (`vmreplay capture --drop-caches`); the test bed's guest boots
-# with an empty one.
+# entries (`vmreplay capture --drop-caches`), except compile's, whose
+# command runs once after the drop so that its compilers are cached
+# (warm_of, below); the test bed's guest boots with an empty one.
 #
 #   --reps N        captures per workload and swappiness (default 3)
 #   --kernel K      capture in the test bed (capture/testbed/): 6.12, 6.1, a
@@ -109,6 +110,15 @@ else
     kopt=(--drop-caches)
     lock=/run/vmreplay-capture.lock
 fi
+# compile's compilers stay cached, as on a machine that builds: cold, the
+# 8,141 pages (32 MiB) of cc1 a compile reads go into its 20 MiB memcg
+# and thrash (2026-12-03, on a quiet machine: compile-sw1-1 ran for over
+# 2.5 min, 77,447 major faults and counting, where warm it takes 2-4 s).
+# So before each of its captures the page cache and its shadow entries
+# are dropped here and the command runs once outside any memcg (its files
+# cached in the root memcg, where the session's reclaim never goes), and
+# the capture itself drops nothing more than its exec's inputs.
+warm_of() { case $1 in compile) echo 1 ;; esac; }
 # Sessions of one kernel go together: validate never groups different
 # kernels, and the folder says which one (6.18-classic, uml-6.12-mglru).
 if [ -z "$out" ]; then
@@ -129,9 +139,15 @@ for wl in $workloads; do
             name=$wl-sw$sw-$r
             cap=$tmp/$name
             echo "== $name" >&2
+            wopt=("${kopt[@]}") warm=""
+            if [ -z "$kernel" ] && [ -n "$(warm_of "$wl")" ]; then
+                wopt=() warm=$(command_of "$wl")
+            fi
             # shellcheck disable=SC2046
-            flock "$lock" bash -c '. "$1/traces/workloads.sh" && drop_inputs && shift && exec "$@"' \
-                _ "$root" "$vmr" capture "${kopt[@]}" -o "$cap" --limit "$(limit_of "$wl")" --swappiness "$sw" -- \
+            flock "$lock" bash -c '. "$1/traces/workloads.sh" && drop_inputs &&
+                { [ -z "$2" ] || { sync && echo 1 >/proc/sys/vm/drop_caches && $2 >/dev/null 2>&1; }; } &&
+                shift 2 && exec "$@"' \
+                _ "$root" "$warm" "$vmr" capture ${wopt[@]+"${wopt[@]}"} -o "$cap" --limit "$(limit_of "$wl")" --swappiness "$sw" -- \
                 $(command_of "$wl") >"$tmp/$name.log" 2>&1 || { cat "$tmp/$name.log" >&2; exit 1; }
             grep -q 'discarded events: 0 (LTTng), 0 (ftrace)' "$tmp/$name.log" ||
                 { cat "$tmp/$name.log" >&2; echo "$name: events were discarded" >&2; exit 1; }
@@ -149,7 +165,8 @@ for wl in $workloads; do
                 echo "Workload \`$wl\` at swappiness $sw, capture $r of $reps (traces/sessions.sh;"
                 echo "its header says what each workload is and why its limit)."
                 echo
-                echo "    build/vmreplay capture ${kopt[*]} -o OUT --limit $(limit_of "$wl") --swappiness $sw -- \\"
+                [ -z "$warm" ] || echo "After the page cache and its shadows were dropped and the command ran once outside any memcg (warm_of):"
+                echo "    build/vmreplay capture ${wopt[*]} -o OUT --limit $(limit_of "$wl") --swappiness $sw -- \\"
                 echo "        $(command_of "$wl")"
                 echo
                 [ -z "$kernel" ] || echo "In the test bed's User-Mode Linux guest: $guest_kernel."
