@@ -3,6 +3,8 @@
  * perf do it.  Each subcommand lives in the folder of its pipeline stage.
  */
 #include "cli.h"
+#include "ingest/ingest.h"
+#include "vmr/vmr.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -50,6 +52,9 @@ int main(int argc, char **argv)
 {
 	cli_guard_stdout();
 	opterr = 0;                    /* cli_bad_option says it in one line */
+	/* A .vmr's contents are checked once: the cache records those that
+	 * passed (vmr_read.c). */
+	vmr_verified_dir(ingest_cache_dir());
 	if (argc < 2) {
 		usage(stderr);
 		return EXIT_USAGE;

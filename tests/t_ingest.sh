@@ -117,8 +117,11 @@ check "  ... and no 'addr=0x' in it" sh -c "! grep -q 'addr=0x' '$tmp/err'"
 
 # --- the .vmr: written whole, cached, never trusted when damaged ---------
 fresh
+rm -rf "$VMREPLAY_CACHE/verified"
 "$vmr" ingest -q -o "$tmp/a.vmr" "$tmp/t" >/dev/null 2>&1
 check "ingest -o writes the .vmr" test -s "$tmp/a.vmr"
+check "ingest -o records the .vmr's contents (and its cache copy's) as verified: one record" \
+    test "$(ls "$VMREPLAY_CACHE/verified" 2>/dev/null | grep -c '^c[0-9]*-[0-9a-f]\{32\}$')" = 1
 check "no temporary files are left beside it" test -z "$(ls "$tmp" | grep '\.tmp$')"
 "$vmr" ingest -q "$tmp/t" >"$tmp/out" 2>&1
 check "second ingest comes from the cache" grep -q '(cached)' "$tmp/out"
@@ -135,7 +138,8 @@ run_err "no room for the spill file: exit 1, one line naming where" 1 \
     env TMPDIR=/nonexistent "$vmr" ingest -q --no-cache -o /dev/full "$tmp/t"
 size=$(stat -c %s "$tmp/a.vmr")
 printf '\x5a' | dd of="$tmp/a.vmr" bs=1 seek=$((size / 2)) conv=notrunc status=none
-run_err "a flipped byte in a .vmr is caught by its checksum" 1 "checksum mismatch" \
+run_err "a flipped byte in a .vmr ingest verified is caught by its block's checksum at the next run" 1 \
+    "^vmreplay run: $tmp/a.vmr: checksum mismatch in block [0-9]* (bytes [0-9]*-[0-9]*): corrupt file$" \
     "$vmr" run -q -p lru -n 100 "$tmp/a.vmr"
 cached=$("$vmr" ingest -q -f json "$tmp/t" | sed -n 's/.*"vmr": "\([^"]*\)".*/\1/p')
 printf '\x5a' | dd of="$cached" bs=1 seek=300 conv=notrunc status=none

@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include <xxhash.h>
 
@@ -322,6 +323,97 @@ static void wrapping_counts(void **state)
 	unlink(path);
 }
 
+/* Copies the file at path to TO, byte for byte. */
+static void copy_to(const char *to)
+{
+	char buf[65536];
+	int in = open(path, O_RDONLY), out = open(to, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	assert_true(in >= 0 && out >= 0);
+	ssize_t n;
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		assert_int_equal(write(out, buf, (size_t)n), n);
+	close(in);
+	close(out);
+}
+
+/* With a verified directory, a file's contents are checked at its first
+ * open only: a second open, or an open of a byte-for-byte copy, checks
+ * the header and block checksums alone (vmr_content_checks does not
+ * move).  A byte changed after that is still caught by its block's
+ * checksum; a file the writer wrote with a bad record (checksums right)
+ * has another checksum table, so it is checked, and refused, in full. */
+static void verified_once(void **state)
+{
+	(void)state;
+	make_tmp();
+	char dir[64], copy[80], cmd[160];
+	snprintf(dir, sizeof(dir), "/tmp/test_vmr.%d.cache", (int)getpid());
+	snprintf(copy, sizeof(copy), "%s.copy", path);
+	vmr_verified_dir(dir);
+	struct vmr v;
+	char err[256];
+	assert_int_equal(write_fixture(), 0);
+	unsigned long n0 = vmr_content_checks();
+	assert_int_equal(vmr_open(&v, path, err, sizeof(err)), 0);
+	vmr_close(&v);
+	assert_int_equal(vmr_content_checks(), n0 + 1);         /* checked   */
+	assert_int_equal(vmr_open(&v, path, err, sizeof(err)), 0);
+	assert_int_equal(v.hdr->nr_records, 7);
+	assert_memory_equal(v.recs, t0, sizeof(t0));
+	vmr_close(&v);
+	assert_int_equal(vmr_content_checks(), n0 + 1);         /* not again */
+	copy_to(copy);
+	assert_int_equal(vmr_open(&v, copy, err, sizeof(err)), 0);
+	vmr_close(&v);
+	assert_int_equal(vmr_content_checks(), n0 + 1);         /* same bytes */
+
+	/* A byte of the records changed after the check: block 0's sum. */
+	long rec0 = 0;
+	{
+		struct vmr_header h;
+		int fd = open(path, O_RDONLY);
+		assert_true(fd >= 0);
+		assert_int_equal(pread(fd, &h, sizeof(h), 0), sizeof(h));
+		close(fd);
+		rec0 = (long)h.sec[VMR_SEC_RECORDS - 1].offset;
+	}
+	flip(rec0 + 4);           /* record 0's op: STORE -> LOAD */
+	assert_int_equal(vmr_open(&v, path, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, path));
+	assert_non_null(strstr(err, "checksum mismatch in block 0"));
+	flip(rec0 + 4);
+	assert_int_equal(vmr_open(&v, path, err, sizeof(err)), 0);
+	vmr_close(&v);
+	assert_int_equal(vmr_content_checks(), n0 + 1);
+
+	/* Same header (counts, sizes), a bad op, the writer's checksums. */
+	struct vmr_rec bad[5];
+	memcpy(bad, t0, sizeof(bad));
+	bad[1].info = 0xf;
+	struct fixture_task t[2] = { { 1000, bad, 5 }, { 2000, t1, 2 } };
+	assert_int_equal(fixture_vmr(path, t, 2, 4, file_pages, "workload\ttest\npage_size\t4096\n"), 0);
+	assert_int_equal(vmr_open(&v, path, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "record 1 has a bad op"));
+	assert_int_equal(vmr_content_checks(), n0 + 2);
+
+	/* The record gone: the next open checks everything again. */
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(vmr_open(&v, copy, err, sizeof(err)), 0);
+	vmr_close(&v);
+	assert_int_equal(vmr_content_checks(), n0 + 3);
+	/* Without a directory, every open checks everything. */
+	vmr_verified_dir(NULL);
+	assert_int_equal(vmr_open(&v, copy, err, sizeof(err)), 0);
+	vmr_close(&v);
+	assert_int_equal(vmr_open(&v, copy, err, sizeof(err)), 0);
+	vmr_close(&v);
+	assert_int_equal(vmr_content_checks(), n0 + 5);
+	assert_int_equal(system(cmd), 0);
+	unlink(copy);
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -334,6 +426,7 @@ int main(void)
 		cmocka_unit_test(multi_block),
 		cmocka_unit_test(meta_values),
 		cmocka_unit_test(wrapping_counts),
+		cmocka_unit_test(verified_once),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

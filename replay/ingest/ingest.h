@@ -42,8 +42,9 @@ struct ingest_opts {
 	int progress;                  /* show progress on stderr (a terminal)  */
 	int allow_empty;               /* keep a trace with nothing to replay
 					* (no accesses, no reclaim events)      */
-	struct vmr *opened;            /* if set, and the .vmr came from the
-					* cache, it is left open (verified) here */
+	struct vmr *opened;            /* if set, and no output is named, the
+					* .vmr (the cache's, or just written and
+					* verified) is left open here            */
 };
 
 /* Ingests OPTS->trace: one session (a folder of several is refused, naming

@@ -311,9 +311,23 @@ struct vmr_derived {
 
 /* Maps and verifies PATH: header, sizes, every block's checksum, section
  * bounds, task ranges and every record.  Returns 0, or -1 with a one-line
- * reason in err. */
+ * reason in err.  With a verified directory set, the contents' checks
+ * (every page, task, record and kernel event) are made once per contents:
+ * a file whose header and blocks verify against a checksum table that
+ * passed them before skips them (FORMAT.md, "Verified once"). */
 int vmr_open(struct vmr *v, const char *path, char *err, size_t errlen);
 void vmr_close(struct vmr *v);
+
+/* Where vmr_open records the contents it verified (DIR/verified/), or
+ * NULL: none, every open checks everything (the default). */
+void vmr_verified_dir(const char *dir);
+/* Opens of this process that checked the contents (check_records), for
+ * the tests. */
+unsigned long vmr_content_checks(void);
+/* The checks of the contents, by revision: raise it with any change to
+ * check_records, so that no file verified by older checks skips newer
+ * ones. */
+#define VMR_CHECK_REVISION 1
 
 /* Value of KEY in the metadata, copied into buf; NULL when absent. */
 const char *vmr_meta_get(const struct vmr *v, const char *key, char *buf, size_t len);
