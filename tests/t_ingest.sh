@@ -152,6 +152,9 @@ run_err "an output in a missing directory: exit 1, nothing written" 1 "cannot cr
 if [ -c /dev/null ] && [ -w /dev/null ]; then
     "$vmr" run -q -p lru -n 100 -f tsv -o /dev/null "$tmp/b.vmr"
     check "-o /dev/null: exit 0 and /dev/null is still a device" test $? -eq 0 -a -c /dev/null
+    "$vmr" ingest -q --no-cache -o /dev/null "$tmp/t" >/dev/null
+    check "ingest -o /dev/null: exit 0, nothing read back or removed, /dev/null still a device" \
+        test $? -eq 0 -a -c /dev/null
 fi
 
 # --- run: exact LRU numbers and output formats ---------------------------

@@ -308,16 +308,23 @@ int ingest(const struct ingest_opts *o, struct ingest_report *rep,
 	/* Verified as it is written: every check of vmr_open, once, which
 	 * records the contents as verified, so that the replays of it check
 	 * only its header and block checksums (vmr_read.c).  A file that
-	 * fails is ingest's bug, and is not left behind. */
-	struct vmr v, *w = keep ? keep : &v;
-	if (vmr_open(w, target, err, errlen) != 0) {
-		unlink(target);
-		size_t n = strlen(err);
-		snprintf(err + n, errlen - n, " (ingest wrote it: a bug)");
-		return -1;
+	 * fails is ingest's bug, and is not left behind.  An output that is
+	 * no regular file (-o /dev/null: written in place, atomic.h) can be
+	 * neither read back nor removed. */
+	struct stat st;
+	if (stat(target, &st) == 0 && S_ISREG(st.st_mode)) {
+		struct vmr v, *w = keep ? keep : &v;
+		if (vmr_open(w, target, err, errlen) != 0) {
+			unlink(target);
+			size_t n = strlen(err);
+			snprintf(err + n, errlen - n, " (ingest wrote it: a bug)");
+			return -1;
+		}
+		if (!keep)
+			vmr_close(&v);
+	} else {
+		keep = NULL;
 	}
-	if (!keep)
-		vmr_close(&v);
 	/* Keep a copy in the cache too, so the next run decodes nothing. */
 	if (o->use_cache && o->output && mkdir_p(dir) == 0) {
 		char e2[256];

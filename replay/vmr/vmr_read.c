@@ -229,9 +229,8 @@ static int verified_name(const unsigned char *base, const struct vmr_header *h,
 {
 	if (!verified_dir[0])
 		return 0;
-	const struct vmr_header *s = h;
-	XXH128_hash_t k = XXH3_128bits_withSeed(base + s->sec[VMR_SEC_SUMS - 1].offset,
-						s->sec[VMR_SEC_SUMS - 1].size,
+	XXH128_hash_t k = XXH3_128bits_withSeed(base + h->sec[VMR_SEC_SUMS - 1].offset,
+						h->sec[VMR_SEC_SUMS - 1].size,
 						XXH3_64bits(h, sizeof(*h)));
 	XXH128_canonical_t c;
 	XXH128_canonicalFromHash(&c, k);
