@@ -15,7 +15,7 @@
 # table is the acceptance checks, computed from the same means.
 #
 # The captures: traces/kbuild-long.sh's (`make -j2 mm/ fs/ext4/` of
-# Debian's linux-source-6.12, minutes, in a third of its peak, zram; at
+# Debian's linux-source-6.12, minutes, in a third of its peak but at least its largest compiler, zram; at
 # swappiness 100 twice and once at 1, 36, 71, 106, 141, 176, 200) from $VMREPLAY_EXPERIMENTS/
 # kbuild-long where that script made them (it is not run from here: its
 # nine captures take half an hour).  Else traces/sessions.sh's
@@ -161,7 +161,7 @@ else
         sed 's/^/    /' "$cache/kbuild/kbuild-sw176-1.log"
     }
     # The build at realistic scale (traces/kbuild-long.sh: minutes, in a
-    # third of its peak, zram) where its captures are: they replace the
+    # third of its peak, at least its largest compiler, zram) where its captures are: they replace the
     # short subset, whose three compilers are anon-bound.
     for d in "$cache/kbuild-long"/kbuild-long-sw*/; do
         [ -d "$d/kernel" ] && caps_host+=("${d%/}")
