@@ -63,7 +63,41 @@ struct folio *alloc_node_mem_map(uint32_t nr, size_t *bytes);
 void free_node_mem_map(struct folio *folio, size_t bytes);
 
 /* ---- memcontrol.c ---------------------------------------------------------- */
-int try_charge_memcg(struct engine *e, struct task_state *t, int memcg, uint64_t nr_pages, unsigned gfp);
+/* page_counter_try_charge: the first ancestor that would go over its
+ * limit, or -1 when the charge of NR_PAGES fits everywhere (and is made).
+ * As the kernel's, it charges each counter on the way up and cancels the
+ * charges below the one that failed: one walk when the charge fits. */
+static inline int page_counter_try_charge(struct engine *e, int memcg, uint64_t nr_pages)
+{
+	for (int m = memcg; m >= 0; m = e->memcgs[m].parent) {
+		e->memcgs[m].usage += nr_pages;
+		if (e->memcgs[m].usage > e->memcgs[m].max) {
+			e->memcgs[m].usage -= nr_pages;
+			for (int c = memcg; c != m; c = e->memcgs[c].parent)
+				e->memcgs[c].usage -= nr_pages;    /* page_counter_cancel */
+			return m;
+		}
+	}
+	return -1;
+}
+
+int try_charge_memcg_reclaim(struct engine *e, struct task_state *t, int memcg, uint64_t nr_pages,
+			     unsigned gfp, int over);
+/* try_charge_memcg: charge NR_PAGES pages to MEMCG, reclaiming as the
+ * kernel does when a limit is in the way (memcontrol.c).  Its first
+ * attempt, a charge that fits (page_counter_try_charge: the common
+ * case), is inline: the out-of-line function's frame, kept for its
+ * reclaim and retries, cost a tenth of a fault's instructions. */
+static inline int try_charge_memcg(struct engine *e, struct task_state *t, int memcg, uint64_t nr_pages,
+				   unsigned gfp)
+{
+	if (t->killed)
+		return 0;
+	int over = page_counter_try_charge(e, memcg, nr_pages);
+	if (over < 0)
+		return 1;
+	return try_charge_memcg_reclaim(e, t, memcg, nr_pages, gfp, over);
+}
 void mem_cgroup_uncharge(struct engine *e, int memcg);
 int mem_cgroup_charge_fits(const struct engine *e, int memcg, uint64_t nr_pages);
 /* The memcg a folio brought in by T is charged to. */
