@@ -87,7 +87,8 @@ int try_charge_memcg_reclaim(struct engine *e, struct task_state *t, int memcg, 
  * kernel does when a limit is in the way (memcontrol.c).  Its first
  * attempt, a charge that fits (page_counter_try_charge: the common
  * case), is inline: the out-of-line function's frame, kept for its
- * reclaim and retries, cost a tenth of a fault's instructions. */
+ * reclaim and retries, cost some 20 of a fault's ~300 instructions
+ * (callgrind, the bench's Zipf stream). */
 static inline int try_charge_memcg(struct engine *e, struct task_state *t, int memcg, uint64_t nr_pages,
 				   unsigned gfp)
 {
@@ -222,10 +223,10 @@ void zap_file_ptes(struct engine *e, uint32_t proc);
 /* The accessed bit of address space PROC's PTE for PFN (an anonymous
  * folio's is its owner's): is it set (0 without a PTE), clear it.
  * Inline: lru_gen_look_around tests every present neighbour's (a call
- * each was a tenth of its instructions on the Zipf bench stream). */
-/* 1 for the first address space's PTE (an anonymous folio's, its
- * owner's), 2 for the others', 0 for none: the one PROC would reach PFN
- * through. */
+ * each was 8 % of its instructions on the bench's Zipf stream).
+ * folio_pte_of: 1 for the first address space's PTE (an anonymous
+ * folio's, its owner's), 2 for the others', 0 for none: the one PROC
+ * would reach PFN through. */
 static inline int folio_pte_of(const struct engine *e, uint32_t pfn, uint32_t proc)
 {
 	const struct folio *f = &e->folio[pfn];
