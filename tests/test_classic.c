@@ -527,6 +527,44 @@ static void oom_after_retries(void **state)
 	unlink(path);
 }
 
+/* try_charge_memcg's inline first attempt (page_counter_try_charge):
+ * a memcg of 4 pages, empty.  3 pages fit and are charged to it and to
+ * every ancestor; 2 more would make 5 > 4: without
+ * __GFP_DIRECT_RECLAIM that is ALLOC_NOMEM at once, and the charges made
+ * on the way up are cancelled (every usage back at 3); 1 more fits
+ * exactly (4); a killed task charges nothing (0). */
+static void charge_first_attempt(void **state)
+{
+	(void)state;
+	struct box b;
+	box_open(&b, policy_find("classic"), 16, 8, 4, 1000, 60);
+	struct engine *e = &b.e;
+	struct task_state *t = &e->tasks[0];
+	int memcg = e->nr_memcgs - 1;
+	assert_true(memcg > 0);
+	assert_int_equal(e->memcgs[memcg].max, 4);
+	uint64_t base[8];
+	int depth = 0;
+	for (int m = memcg; m >= 0; m = e->memcgs[m].parent)
+		base[depth++] = e->memcgs[m].usage;
+	assert_true(depth >= 2);
+	assert_int_equal(base[0], 0);
+	static const struct { uint64_t nr; int killed, want; uint64_t usage; } step[] = {
+		{ 3, 0, 1, 3 }, { 2, 0, ALLOC_NOMEM, 3 }, { 1, 0, 1, 4 }, { 1, 1, 0, 4 },
+	};
+	for (unsigned i = 0; i < sizeof(step) / sizeof(step[0]); i++) {
+		t->killed = step[i].killed;
+		assert_int_equal(try_charge_memcg(e, t, memcg, step[i].nr, 0), step[i].want);
+		int d = 0;
+		for (int m = memcg; m >= 0; m = e->memcgs[m].parent, d++)
+			assert_int_equal(e->memcgs[m].usage, base[d] + step[i].usage);
+	}
+	t->killed = 0;
+	for (int m = memcg; m >= 0; m = e->memcgs[m].parent)
+		e->memcgs[m].usage -= 4;
+	box_free(&b);
+}
+
 /* ---- VM_EXEC ------------------------------------------------------------------ */
 
 /* folio_check_references: a mapped file folio whose PTE is young is
@@ -1664,6 +1702,7 @@ int main(void)
 		cmocka_unit_test(use_once_stream),
 		cmocka_unit_test(oom_below_working_set),
 		cmocka_unit_test(oom_after_retries),
+		cmocka_unit_test(charge_first_attempt),
 		cmocka_unit_test(parent_waits_for_child),
 		cmocka_unit_test(child_starts_at_fork),
 		cmocka_unit_test(child_forked_after_read_wait),

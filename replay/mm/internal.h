@@ -63,7 +63,42 @@ struct folio *alloc_node_mem_map(uint32_t nr, size_t *bytes);
 void free_node_mem_map(struct folio *folio, size_t bytes);
 
 /* ---- memcontrol.c ---------------------------------------------------------- */
-int try_charge_memcg(struct engine *e, struct task_state *t, int memcg, uint64_t nr_pages, unsigned gfp);
+/* page_counter_try_charge: the first ancestor that would go over its
+ * limit, or -1 when the charge of NR_PAGES fits everywhere (and is made).
+ * As the kernel's, it charges each counter on the way up and cancels the
+ * charges below the one that failed: one walk when the charge fits. */
+static inline int page_counter_try_charge(struct engine *e, int memcg, uint64_t nr_pages)
+{
+	for (int m = memcg; m >= 0; m = e->memcgs[m].parent) {
+		e->memcgs[m].usage += nr_pages;
+		if (e->memcgs[m].usage > e->memcgs[m].max) {
+			e->memcgs[m].usage -= nr_pages;
+			for (int c = memcg; c != m; c = e->memcgs[c].parent)
+				e->memcgs[c].usage -= nr_pages;    /* page_counter_cancel */
+			return m;
+		}
+	}
+	return -1;
+}
+
+int try_charge_memcg_reclaim(struct engine *e, struct task_state *t, int memcg, uint64_t nr_pages,
+			     unsigned gfp, int over);
+/* try_charge_memcg: charge NR_PAGES pages to MEMCG, reclaiming as the
+ * kernel does when a limit is in the way (memcontrol.c).  Its first
+ * attempt, a charge that fits (page_counter_try_charge: the common
+ * case), is inline: the out-of-line function's frame, kept for its
+ * reclaim and retries, cost some 20 of a fault's ~300 instructions
+ * (callgrind, the bench's Zipf stream). */
+static inline int try_charge_memcg(struct engine *e, struct task_state *t, int memcg, uint64_t nr_pages,
+				   unsigned gfp)
+{
+	if (t->killed)
+		return 0;
+	int over = page_counter_try_charge(e, memcg, nr_pages);
+	if (over < 0)
+		return 1;
+	return try_charge_memcg_reclaim(e, t, memcg, nr_pages, gfp, over);
+}
 void mem_cgroup_uncharge(struct engine *e, int memcg);
 int mem_cgroup_charge_fits(const struct engine *e, int memcg, uint64_t nr_pages);
 /* The memcg a folio brought in by T is charged to. */
@@ -186,9 +221,48 @@ int folio_add_file_rmap_pte(struct engine *e, uint32_t pfn, uint32_t proc);
 /* exit_mmap's zap of PROC's file PTEs (rmap.c). */
 void zap_file_ptes(struct engine *e, uint32_t proc);
 /* The accessed bit of address space PROC's PTE for PFN (an anonymous
- * folio's is its owner's): is it set (0 without a PTE), clear it. */
-int folio_pte_young(const struct engine *e, uint32_t pfn, uint32_t proc);
-void folio_pte_mkold(struct engine *e, uint32_t pfn, uint32_t proc);
+ * folio's is its owner's): is it set (0 without a PTE), clear it.
+ * Inline: lru_gen_look_around tests every present neighbour's (a call
+ * each was 8 % of its instructions on the bench's Zipf stream).
+ * folio_pte_of: 1 for the first address space's PTE (an anonymous
+ * folio's, its owner's), 2 for the others', 0 for none: the one PROC
+ * would reach PFN through. */
+static inline int folio_pte_of(const struct engine *e, uint32_t pfn, uint32_t proc)
+{
+	const struct folio *f = &e->folio[pfn];
+	if (!(f->flags & PG_mapped))
+		return 0;
+	if (!folio_is_file_lru(f))
+		return f->owner == proc;
+	const struct folio_ptes *p = &e->ptes[pfn];
+	if (p->first == proc)
+		return 1;
+	return (p->other & ~PTES_YOUNG) == proc + 1 ? 2 : 0;
+}
+
+static inline int folio_pte_young(const struct engine *e, uint32_t pfn, uint32_t proc)
+{
+	switch (folio_pte_of(e, pfn, proc)) {
+	case 1:
+		return !!(e->folio[pfn].flags & PG_young);
+	case 2:
+		return !!(e->ptes[pfn].other & PTES_YOUNG);
+	}
+	return 0;
+}
+
+static inline void folio_pte_mkold(struct engine *e, uint32_t pfn, uint32_t proc)
+{
+	switch (folio_pte_of(e, pfn, proc)) {
+	case 1:
+		e->folio[pfn].flags &= ~PG_young;
+		break;
+	case 2:
+		e->ptes[pfn].other &= ~PTES_YOUNG;
+		break;
+	}
+}
+
 /* try_to_unmap: every PTE of PFN goes. */
 void try_to_unmap(struct engine *e, uint32_t pfn);
 

@@ -39,27 +39,11 @@ int mem_cgroup_charge_fits(const struct engine *e, int memcg, uint64_t nr_pages)
 	return 1;
 }
 
-/* page_counter_try_charge: the first ancestor that would go over its
- * limit, or -1 when the charge of NR_PAGES fits everywhere (and is made).
- * As the kernel's, it charges each counter on the way up and cancels the
- * charges below the one that failed: one walk when the charge fits. */
-static int page_counter_try_charge(struct engine *e, int memcg, uint64_t nr_pages)
-{
-	for (int m = memcg; m >= 0; m = e->memcgs[m].parent) {
-		e->memcgs[m].usage += nr_pages;
-		if (e->memcgs[m].usage > e->memcgs[m].max) {
-			e->memcgs[m].usage -= nr_pages;
-			for (int c = memcg; c != m; c = e->memcgs[c].parent)
-				e->memcgs[c].usage -= nr_pages;    /* page_counter_cancel */
-			return m;
-		}
-	}
-	return -1;
-}
-
-/* try_charge_memcg: charge NR_PAGES pages (one folio) with the gfp bits
- * GFP; over a limit, reclaim from the memcg that is over (asking for
- * NR_PAGES, try_to_free_mem_cgroup_pages) until it has room for them
+/* try_charge_memcg (its first charge attempt inline, internal.h; here
+ * the rest, from a charge that went over OVER's limit): charge NR_PAGES
+ * pages (one folio) with the gfp bits GFP; over a limit, reclaim from
+ * the memcg that is over (asking for NR_PAGES,
+ * try_to_free_mem_cgroup_pages) until it has room for them
  * (mem_cgroup_margin); for a small charge any progress retries for
  * free, MAX_RECLAIM_RETRIES fruitless tries end in the memcg OOM killer.
  * Returns 0 when the task was killed (nothing is charged).  The first
@@ -72,16 +56,14 @@ static int page_counter_try_charge(struct engine *e, int memcg, uint64_t nr_page
  * __GFP_DIRECT_RECLAIM at once (!gfpflags_allow_blocking); with NORETRY
  * if still over the limit then; above PAGE_ALLOC_COSTLY_ORDER (a THP)
  * after the retries, as mem_cgroup_oom does not kill for such orders. */
-int try_charge_memcg(struct engine *e, struct task_state *t, int memcg, uint64_t nr_pages, unsigned gfp)
+int try_charge_memcg_reclaim(struct engine *e, struct task_state *t, int memcg, uint64_t nr_pages,
+			     unsigned gfp, int over)
 {
 	int nr_retries = MAX_RECLAIM_RETRIES;
 	int drained = 0;
-	for (;;) {
-		if (t->killed)
-			return 0;
-		int over = page_counter_try_charge(e, memcg, nr_pages);
-		if (over < 0)
-			return 1;
+	/* each pass follows a charge that went over OVER's limit; the
+	 * passes that go on (continue) try the charge again */
+	do {
 		if (!(gfp & GFP_DIRECT_RECLAIM))
 			return ALLOC_NOMEM;
 		if (!e->sim.current)
@@ -106,7 +88,8 @@ int try_charge_memcg(struct engine *e, struct task_state *t, int memcg, uint64_t
 		if (!out_of_memory(e, over))
 			t->killed = 1;
 		nr_retries = MAX_RECLAIM_RETRIES;
-	}
+	} while (!t->killed && (over = page_counter_try_charge(e, memcg, nr_pages)) >= 0);
+	return t->killed ? 0 : 1;
 }
 
 /* The memcg a folio brought in by T is charged to: T's (mem_cgroup_charge

@@ -15,45 +15,6 @@
 
 #include <stdlib.h>
 
-/* 1 for the first address space's PTE (an anonymous folio's, its
- * owner's), 2 for the others', 0 for none: the one PROC would reach PFN
- * through. */
-static int folio_pte_of(const struct engine *e, uint32_t pfn, uint32_t proc)
-{
-	const struct folio *f = &e->folio[pfn];
-	if (!(f->flags & PG_mapped))
-		return 0;
-	if (!folio_is_file_lru(f))
-		return f->owner == proc;
-	const struct folio_ptes *p = &e->ptes[pfn];
-	if (p->first == proc)
-		return 1;
-	return (p->other & ~PTES_YOUNG) == proc + 1 ? 2 : 0;
-}
-
-int folio_pte_young(const struct engine *e, uint32_t pfn, uint32_t proc)
-{
-	switch (folio_pte_of(e, pfn, proc)) {
-	case 1:
-		return !!(e->folio[pfn].flags & PG_young);
-	case 2:
-		return !!(e->ptes[pfn].other & PTES_YOUNG);
-	}
-	return 0;
-}
-
-void folio_pte_mkold(struct engine *e, uint32_t pfn, uint32_t proc)
-{
-	switch (folio_pte_of(e, pfn, proc)) {
-	case 1:
-		e->folio[pfn].flags &= ~PG_young;
-		break;
-	case 2:
-		e->ptes[pfn].other &= ~PTES_YOUNG;
-		break;
-	}
-}
-
 int folio_pte_present(const struct engine *e, uint32_t pfn, uint32_t proc)
 {
 	return folio_pte_of(e, pfn, proc) != 0;
