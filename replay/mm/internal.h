@@ -36,6 +36,9 @@ void exit_mmap(struct engine *e, uint32_t proc);
  * the page).  mm_adopt_page: PFN is faulted in for OWNER, from another's. */
 void mm_walk(struct engine *e, uint32_t proc, void (*fn)(struct engine *e, uint32_t proc, uint32_t pfn));
 void mm_adopt_page(struct engine *e, uint32_t owner, uint32_t pfn);
+/* Appends PFN to a process's growable list of page ids (memory.c). */
+void pfn_list_add(struct engine *e, uint32_t **list, uint32_t *nr, uint32_t *cap,
+		  uint32_t pfn);
 /* The owner released the page (zap_pte_range, delete_from_page_cache). */
 void release_page(struct engine *e, uint32_t pfn);
 /* A page brought in for T (memory.c's fault_in, for read-ahead too). */

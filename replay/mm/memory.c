@@ -379,17 +379,25 @@ int access_page(struct engine *e, struct task_state *t, uint32_t pfn, unsigned o
 void mm_adopt_page(struct engine *e, uint32_t owner, uint32_t pfn)
 {
 	struct process *p = &e->procs[owner];
-	if (p->nr_adopted == p->cap_adopted) {
-		uint32_t cap = p->cap_adopted ? 2 * p->cap_adopted : 64;
-		uint32_t *n = realloc(p->adopted, cap * sizeof(*n));
+	pfn_list_add(e, &p->adopted, &p->nr_adopted, &p->cap_adopted, pfn);
+}
+
+/* A process's lists of page ids (its adopted pages, its file PTEs) grow
+ * by doubling from 64; an allocation failure fails the replay. */
+void pfn_list_add(struct engine *e, uint32_t **list, uint32_t *nr, uint32_t *cap,
+		  uint32_t pfn)
+{
+	if (*nr == *cap) {
+		uint32_t c = *cap ? 2 * *cap : 64;
+		uint32_t *n = realloc(*list, c * sizeof(*n));
 		if (!n) {
 			e->failed = 1;
 			return;
 		}
-		p->adopted = n;
-		p->cap_adopted = cap;
+		*list = n;
+		*cap = c;
 	}
-	p->adopted[p->nr_adopted++] = pfn;
+	(*list)[(*nr)++] = pfn;
 }
 
 static int cmp_u32(const void *a, const void *b)

@@ -47,17 +47,7 @@ static void note_file_pte(struct engine *e, uint32_t proc, uint32_t pfn)
 	if (proc >= e->nr_procs)
 		return;             /* an address space no process of the trace has */
 	struct process *pr = &e->procs[proc];
-	if (pr->nr_file_ptes == pr->cap_file_ptes) {
-		uint32_t cap = pr->cap_file_ptes ? 2 * pr->cap_file_ptes : 64;
-		uint32_t *n = realloc(pr->file_ptes, cap * sizeof(*n));
-		if (!n) {
-			e->failed = 1;
-			return;
-		}
-		pr->file_ptes = n;
-		pr->cap_file_ptes = cap;
-	}
-	pr->file_ptes[pr->nr_file_ptes++] = pfn;
+	pfn_list_add(e, &pr->file_ptes, &pr->nr_file_ptes, &pr->cap_file_ptes, pfn);
 }
 
 int folio_add_file_rmap_pte(struct engine *e, uint32_t pfn, uint32_t proc)
