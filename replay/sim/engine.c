@@ -78,6 +78,12 @@ static void task_finish(struct engine *e, struct task_state *t)
 
 #define PREFETCH_RECS 32
 
+/* T still has a wait for another task's end or a fork to place. */
+static inline int task_edges_pending(const struct task_state *t)
+{
+	return t->next_wait < t->nr_waits || t->next_fork < t->nr_forks;
+}
+
 /* do_wait: a task the trace shows going on after a child process
  * exited (a shell's wait4, make's, xargs') does not go on before the
  * child has finished in the replay, however much slower the replay ran
@@ -223,7 +229,7 @@ static void task_step(struct engine *e, struct task_state *t)
 			task_finish(e, t);
 			return;
 		}
-		if (c.sub == 0 && (t->next_wait < t->nr_waits || t->next_fork < t->nr_forks)) {
+		if (c.sub == 0 && task_edges_pending(t)) {
 			task_cursor_save(t, &c);
 			if (task_wait(e, t))
 				return;     /* the other's end schedules it; t->next stands */
@@ -287,9 +293,7 @@ static void task_step(struct engine *e, struct task_state *t)
 					 * (task_wait -> task_fork), not when it comes
 					 * to that record, a whole gap late (make's
 					 * gaps are its waits for its jobs). */
-					if (moved && c.p < c.end &&
-					    (t->next_wait < t->nr_waits || t->next_fork < t->nr_forks) &&
-					    task_wait(e, t))
+					if (moved && c.p < c.end && task_edges_pending(t) && task_wait(e, t))
 						return;     /* the other's end schedules it */
 					sim_at(&e->sim, c.next, EV_TASK, id, 0);
 					return;
