@@ -121,3 +121,20 @@ void atomic_abort(struct atomic_file *af)
 	unlink(af->tmp);
 	release(af);
 }
+
+int mkdir_p(const char *dir)
+{
+	char tmp[4096];
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s", dir) >= sizeof(tmp)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	for (char *p = tmp + 1; *p; p++)
+		if (*p == '/') {
+			*p = '\0';
+			if (mkdir(tmp, 0777) != 0 && errno != EEXIST)
+				return -1;
+			*p = '/';
+		}
+	return mkdir(tmp, 0777) != 0 && errno != EEXIST ? -1 : 0;
+}

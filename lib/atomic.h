@@ -32,4 +32,8 @@ int atomic_commit_nosync(struct atomic_file *af, char *err, size_t errlen);
 /* Drops the temporary file. */
 void atomic_abort(struct atomic_file *af);
 
+/* Makes the directory DIR and any missing parents, as mkdir -p does
+ * (0777 less the umask), where an output is to go: 0, or -1 with errno. */
+int mkdir_p(const char *dir);
+
 #endif

@@ -28,20 +28,6 @@ const size_t plot_nr_default_metrics = sizeof(plot_default_metrics) / sizeof(plo
 
 /* ---- small helpers ----------------------------------------------------- */
 
-static int mkdir_p(const char *path)
-{
-	char buf[4096];
-	snprintf(buf, sizeof(buf), "%s", path);
-	for (char *p = buf + 1; *p; p++)
-		if (*p == '/') {
-			*p = 0;
-			if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-				return -1;
-			*p = '/';
-		}
-	return mkdir(buf, 0777) != 0 && errno != EEXIST ? -1 : 0;
-}
-
 static int fail(char *err, size_t errlen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 static int fail(char *err, size_t errlen, const char *fmt, ...)

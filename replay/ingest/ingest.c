@@ -122,20 +122,6 @@ const char *ingest_cache_dir(void)
 	return dir;
 }
 
-static int mkdir_p(const char *dir)
-{
-	char tmp[4096];
-	snprintf(tmp, sizeof(tmp), "%s", dir);
-	for (char *p = tmp + 1; *p; p++)
-		if (*p == '/') {
-			*p = '\0';
-			if (mkdir(tmp, 0755) != 0 && errno != EEXIST)
-				return -1;
-			*p = '/';
-		}
-	return mkdir(tmp, 0755) != 0 && errno != EEXIST ? -1 : 0;
-}
-
 /* Is PATH a sound .vmr of the trace with HASH?  A cached .vmr is used
  * only if it verifies and is of this trace.  Fills REP from it; with
  * KEEP, a sound one is left open (verified) there. */

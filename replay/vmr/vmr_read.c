@@ -11,6 +11,7 @@
  */
 #include "vmr.h"
 #include "xxh.h"
+#include "atomic.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -247,13 +248,7 @@ static void verified_record(const char *name)
 {
 	char dir[sizeof(verified_dir) + 16];
 	snprintf(dir, sizeof(dir), "%s/verified", verified_dir);
-	for (char *p = dir + 1; *p; p++)
-		if (*p == '/') {
-			*p = '\0';
-			mkdir(dir, 0755);
-			*p = '/';
-		}
-	mkdir(dir, 0755);
+	mkdir_p(dir);
 	int fd = open(name, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
 	if (fd >= 0)
 		close(fd);
