@@ -1178,6 +1178,56 @@ static void readahead_locked_folio(void **state)
 	unlink(path);
 }
 
+/* page_cache_ra_unbounded reads the batch it has inserted whenever it
+ * meets a page already in the cache (read_pages), so a window is read in
+ * pieces.  The trace leaves out the pages the kernel found cached: pages
+ * 4-5 read ahead, then 7 (6 was there) in the same run, in a memcg of 3
+ * with no swap; 4-5 are read when 7 comes (the ssd's 100 us), and page
+ * 8's read-ahead 200 us later reclaims: get_scan_count gives 3 >> priority,
+ * nothing down to priority 2, then page 4 at priority 1 (read, clean:
+ * freed) and, short of SWAP_CLUSTER_MAX, 5 (freed) and 7 (its own batch
+ * not read yet: kept) at priority 0: pgscan_file 3, pgsteal_file 2, page
+ * 8 in.  Read as one window, 4, 5 and 7 would all still be locked
+ * (readahead_locked: 16 scanned, none stolen, page 8 not read).  The same
+ * where the replay has the page the kernel read ahead: page 6 read (so
+ * cached, referenced), 4-5 read ahead, then 6's read-ahead record finds
+ * it cached and 4-5 are read; page 7's reclaim 200 us later frees 6 at
+ * priority 1 (referenced but clean: FOLIOREF_RECLAIM_CLEAN) and 4 and 5
+ * at priority 0: 3 scanned, 3 stolen (4-5 locked: 3 scanned, 1 stolen). */
+static void readahead_split(void **state)
+{
+	(void)state;
+	char path[64];
+	snprintf(path, sizeof(path), "/tmp/test_classic_rs.%d.vmr", (int)getpid());
+	struct engine e;
+	struct vmr v;
+	static const uint8_t kind[9] = { 0, 0, 0, 0, 1, 1, 1, 1, 1 };
+	struct vmr_rec gap[3] = { fixture_run(4, VMR_OP_READAHEAD, 1, 2), fixture_rec(7, VMR_OP_READAHEAD, 1, 0),
+				  fixture_rec(8, VMR_OP_READAHEAD, 1, 200000) };
+	struct fixture_task t = { 0, gap, 3 };
+	replay_fixture(&e, &v, path, policy_find("classic"), &t, 9, kind, 3, 0, "zram");
+	assert_int_equal(e.vm[VM_pgscan_file], 3);
+	assert_int_equal(e.vm[VM_pgsteal_file], 2);
+	assert_false(e.folio[4].flags & PG_resident);
+	assert_false(e.folio[5].flags & PG_resident);
+	assert_true(e.folio[7].flags & PG_resident);
+	assert_true(e.folio[8].flags & PG_resident);
+	engine_free(&e);
+	vmr_close(&v);
+
+	struct vmr_rec cached[4] = { fixture_rec(6, VMR_OP_READ, 1, 0), fixture_run(4, VMR_OP_READAHEAD, 1, 2),
+				     fixture_rec(6, VMR_OP_READAHEAD, 1, 0), fixture_rec(7, VMR_OP_READAHEAD, 1, 200000) };
+	readahead_run(&e, &v, path, cached, 4, 3);
+	assert_int_equal(e.vm[VM_pgscan_file], 3);
+	assert_int_equal(e.vm[VM_pgsteal_file], 3);
+	for (int p = 4; p < 7; p++)
+		assert_false(e.folio[p].flags & PG_resident);
+	assert_true(e.folio[7].flags & PG_resident);
+	engine_free(&e);
+	vmr_close(&v);
+	unlink(path);
+}
+
 /* A window's read takes what the capture's synchronous windows took for
  * its size (ra_base + ra_page a page; ingest's line): pages 4-6 read
  * ahead fill a memcg of 3, the read() of page 4 ends the window, and
@@ -1716,6 +1766,7 @@ int main(void)
 		cmocka_unit_test(readahead_pages),
 		cmocka_unit_test(readahead_locked),
 		cmocka_unit_test(readahead_locked_folio),
+		cmocka_unit_test(readahead_split),
 		cmocka_unit_test(readahead_read_time),
 		cmocka_unit_test(read_miss_noretry),
 		cmocka_unit_test(shadow_shrinker),

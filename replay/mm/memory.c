@@ -76,6 +76,14 @@ static int ra_window_add(struct task_state *t, uint32_t pfn, uint16_t seq)
 	return 0;
 }
 
+/* Does PFN take up the file of its task's read-ahead window at the
+ * window's next index (page_cache_ra_unbounded's next page)? */
+static int ra_window_follows(const struct engine *e, const struct task_state *t, uint32_t pfn)
+{
+	const struct vmr_page *last = &e->v->pages[t->ra[t->ra_nr - 1].pfn], *pg = &e->v->pages[pfn];
+	return pg->space == last->space && pg->ino == last->ino && pg->index == last->index + 1;
+}
+
 /* A page that is not resident is brought in, as do_anonymous_page,
  * do_swap_page, filemap_fault and filemap_read do: allocated, charged,
  * read if it has been in memory before, checked against its shadow
@@ -296,12 +304,21 @@ int access_page(struct engine *e, struct task_state *t, uint32_t pfn, unsigned o
 		return 1;
 	}
 	if (op == VMR_OP_READAHEAD) {
-		/* page_cache_ra_unbounded skips pages already in the cache
-		 * (or being read); the others are added, not referenced. */
+		/* page_cache_ra_unbounded skips a page already in the cache
+		 * (or being read), and first reads the batch of pages it
+		 * inserted before it ("Page already present?  Kick off the
+		 * current batch of contiguous pages": read_pages); the others
+		 * are added, not referenced.  The trace's insertions leave out
+		 * the pages the kernel found there, so a page that does not
+		 * take up the window's file at its next index ends the batch
+		 * as well. */
 		if (f->flags & (PG_resident | PG_locked)) {
+			read_pages(e, t);
 			e->in_lru_fault = 0;
 			return 1;
 		}
+		if (t->ra_nr && !ra_window_follows(e, t, pfn))
+			read_pages(e, t);
 		if (!e->sim.current && needs_slowpath(e, t, pfn))
 			return -1;
 		return fault_in(e, t, pfn, op, file);
