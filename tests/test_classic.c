@@ -1228,6 +1228,60 @@ static void readahead_split(void **state)
 	unlink(path);
 }
 
+/* A window is read in bios of BIO_MAX_VECS (256) folios, done in order,
+ * each when the window's pages up to its last are read: 300 pages read
+ * ahead (4-303, 300 records: order-0 folios) at ra_base 50 us and ra_page
+ * 1 us fill a memcg of 300, and a store to an anonymous page 320 us later
+ * reclaims (no swap: file only).  The first bio (4-259) was done at
+ * 306 us, the second (260-303) is due at 350 us.  get_scan_count gives
+ * the list's size >> priority: nothing down to priority 9, then 300 >> 8
+ * = 1, 299 >> 7 = 2, 297 >> 6 = 4, 293 >> 5 = 9 and 284 >> 4 = 17 pages,
+ * 33 from the list's tail (4-36, all of the first bio, read and clean)
+ * until SWAP_CLUSTER_MAX is reached: pgscan_file 33, pgsteal_file 33.
+ * The same 300 pages as 75 folios of 4 (run records) are one bio, due at
+ * 350 us: the reclaim meets them locked at priorities 8-3 (1, 2, 4, 9, 18
+ * and the first 32 of 37; a batch is checked once its CPU time, 450 ns a
+ * page (cost.h), has passed, the 32-page one at 349.7 us) and reads them
+ * from the next batch on, 351.9 us: 5 freed at priority 3, 32 at priority
+ * 2, whose first batch reaches SWAP_CLUSTER_MAX: pgscan_file 103 (71 +
+ * 32), pgsteal_file 37. */
+static void readahead_bios(void **state)
+{
+	(void)state;
+	char path[64];
+	snprintf(path, sizeof(path), "/tmp/test_classic_rb.%d.vmr", (int)getpid());
+	struct engine e;
+	struct vmr v;
+	uint8_t kind[304];
+	for (int p = 0; p < 304; p++)
+		kind[p] = p >= 4;
+	struct vmr_rec r[301];
+	for (int i = 0; i < 300; i++)
+		r[i] = fixture_rec(4 + i, VMR_OP_READAHEAD, 1, 0);
+	r[300] = fixture_rec(0, VMR_OP_STORE, 0, 320000);
+	struct fixture_task t = { 0, r, 301 };
+	fixture_file_dev = "ssd,ra_base=50000,ra_page=1000";
+	replay_fixture(&e, &v, path, policy_find("classic"), &t, 304, kind, 300, 0, "zram");
+	assert_int_equal(e.vm[VM_pgscan_file], 33);
+	assert_int_equal(e.vm[VM_pgsteal_file], 33);
+	for (int p = 4; p < 304; p++)
+		assert_int_equal(!!(e.folio[p].flags & PG_resident), p >= 37);
+	engine_free(&e);
+	vmr_close(&v);
+
+	for (int i = 0; i < 75; i++)
+		r[i] = fixture_run(4 + 4 * i, VMR_OP_READAHEAD, 1, 4);
+	r[75] = fixture_rec(0, VMR_OP_STORE, 0, 320000);
+	t.nr = 76;
+	replay_fixture(&e, &v, path, policy_find("classic"), &t, 304, kind, 300, 0, "zram");
+	fixture_file_dev = "ssd";
+	assert_int_equal(e.vm[VM_pgscan_file], 103);
+	assert_int_equal(e.vm[VM_pgsteal_file], 37);
+	engine_free(&e);
+	vmr_close(&v);
+	unlink(path);
+}
+
 /* A window's read takes what the capture's synchronous windows took for
  * its size (ra_base + ra_page a page; ingest's line): pages 4-6 read
  * ahead fill a memcg of 3, the read() of page 4 ends the window, and
@@ -1767,6 +1821,7 @@ int main(void)
 		cmocka_unit_test(readahead_locked),
 		cmocka_unit_test(readahead_locked_folio),
 		cmocka_unit_test(readahead_split),
+		cmocka_unit_test(readahead_bios),
 		cmocka_unit_test(readahead_read_time),
 		cmocka_unit_test(read_miss_noretry),
 		cmocka_unit_test(shadow_shrinker),

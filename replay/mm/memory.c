@@ -61,8 +61,9 @@ void release_page(struct engine *e, uint32_t pfn)
 	free_unref_folio(e, pfn);
 }
 
-/* A read-ahead page joins its task's window (read_pages). */
-static int ra_window_add(struct task_state *t, uint32_t pfn, uint16_t seq)
+/* A read-ahead page joins its task's window (read_pages); HEAD: it
+ * begins a folio. */
+static int ra_window_add(struct task_state *t, uint32_t pfn, uint16_t seq, int head)
 {
 	if (t->ra_nr == t->ra_cap) {
 		uint32_t cap = t->ra_cap ? 2 * t->ra_cap : 64;
@@ -72,7 +73,7 @@ static int ra_window_add(struct task_state *t, uint32_t pfn, uint16_t seq)
 		t->ra = ra;
 		t->ra_cap = cap;
 	}
-	t->ra[t->ra_nr++] = (struct ra_page){ pfn, seq };
+	t->ra[t->ra_nr++] = (struct ra_page){ pfn, seq, (uint16_t)head };
 	return 0;
 }
 
@@ -179,7 +180,7 @@ int fault_in(struct engine *e, struct task_state *t, uint32_t pfn, unsigned op, 
 	 * task reads or faults for the first time is not: its record comes
 	 * when the kernel had read it, the capture's gap holding the wait. */
 	int in_window = readahead && file && !e->file.p.sync;
-	if (in_window && ra_window_add(t, pfn, ++f->read_seq) != 0) {
+	if (in_window && ra_window_add(t, pfn, ++f->read_seq, e->folio_head) != 0) {
 		e->failed = 1;
 		in_window = 0;
 	}
@@ -240,15 +241,36 @@ int fault_in(struct engine *e, struct task_state *t, uint32_t pfn, unsigned op, 
 	return 1;
 }
 
+/* BIO_MAX_VECS: the folios one read-ahead bio holds (ext4_mpage_readpages
+ * and mpage_readahead allocate bio_max_segs(nr_pages) and submit a bio
+ * when it is full; a folio of contiguous blocks is one segment). */
+#define RA_BIO_FOLIOS 256u
+
+/* The pages from FROM of the window that fit one bio: RA_BIO_FOLIOS
+ * folios, a read-ahead record being one (a large folio is a run). */
+static uint32_t ra_bio_pages(const struct task_state *t, uint32_t from)
+{
+	uint32_t n = 0, folios = 0;
+	while (from + n < t->ra_nr) {
+		if ((t->ra[from + n].head || n == 0) && ++folios > RA_BIO_FOLIOS)
+			break;
+		n++;
+	}
+	return n;
+}
+
 /* read_pages (mm/readahead.c): page_cache_ra_unbounded (page_cache_ra_order
- * for large folios) inserts a window's folios, locked, then reads them in
- * one request.  The trace shows the insertions, not where a window ends:
- * a task's window ends with its run of read-ahead records, the DELAY
- * records of their times included (the engine calls this after the
- * last one, and at the task's end), before the read() or fault it was
- * for, or right after the fault whose asynchronous read-ahead it was.
- * Each folio still in memory and not brought in again since is unlocked
- * when the request completes (folio_end_read checks its read_seq). */
+ * for large folios) inserts a window's folios, locked, then reads them,
+ * in bios of RA_BIO_FOLIOS.  The trace shows the insertions, not where a
+ * window ends: a task's window ends with its run of read-ahead records,
+ * the DELAY records of their times included (the engine calls this after
+ * the last one, and at the task's end), before the read() or fault it was
+ * for, or right after the fault whose asynchronous read-ahead it was; and
+ * at a page page_cache_ra_unbounded found cached (access_page).  The
+ * window takes ra_base + N x ra_page (submit_read_batched), its bios done
+ * in order, each when the pages up to its last are read; each bio's end_io
+ * (mpage_read_end_io) unlocks its folios still in memory and not brought
+ * in again since (folio_end_read checks the read_seq). */
 void read_pages(struct engine *e, struct task_state *t)
 {
 	if (!t->ra_nr)
@@ -256,23 +278,30 @@ void read_pages(struct engine *e, struct task_state *t)
 	simtime_t done = submit_read_batched(e, &e->file, t->ra_nr);
 	if (t->ra_nr == 1) {
 		sim_at(&e->sim, done, EV_READ_DONE, t->ra[0].pfn, t->ra[0].seq);
-	} else {
+		t->ra_nr = 0;
+		return;
+	}
+	/* where the window's time has a part per page, the pages after a
+	 * bio's are read after it */
+	uint64_t per_page = e->file.p.ra_base_ns ? e->file.p.ra_page_ns : 0;
+	for (uint32_t from = 0, n; from < t->ra_nr; from += n) {
+		n = ra_bio_pages(t, from);
 		struct read_bio *bio = read_bio_alloc(e);
-		if (!bio) {
-			e->failed = 1;
-			t->ra_nr = 0;
-			return;
+		if (bio && bio->cap < n) {
+			struct ra_page *pages = realloc(bio->pages, n * sizeof(*pages));
+			if (pages) {
+				bio->pages = pages;
+				bio->cap = n;
+			}
 		}
-		/* the window goes with the request; the task takes the
-		 * request's empty array for its next one */
-		struct ra_page *pages = bio->pages;
-		uint32_t cap = bio->cap;
-		bio->pages = t->ra;
-		bio->cap = t->ra_cap;
-		bio->nr = t->ra_nr;
-		t->ra = pages;
-		t->ra_cap = cap;
-		sim_at(&e->sim, done, EV_READ_BIO_DONE, (uint32_t)(bio - e->bios), 0);
+		if (!bio || bio->cap < n) {
+			e->failed = 1;
+			break;
+		}
+		memcpy(bio->pages, t->ra + from, n * sizeof(*bio->pages));
+		bio->nr = n;
+		simtime_t bio_done = done - per_page * (t->ra_nr - from - n);
+		sim_at(&e->sim, bio_done, EV_READ_BIO_DONE, (uint32_t)(bio - e->bios), 0);
 	}
 	t->ra_nr = 0;
 }

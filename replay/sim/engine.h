@@ -130,7 +130,7 @@ struct task_state {
 	int forked;                  /* a task's fork starts it, not the clock */
 	/* The read-ahead pages it inserted since its last other access:
 	 * the window whose read read_pages issues (mm/memory.c). */
-	struct ra_page { uint32_t pfn; uint16_t seq; } *ra;
+	struct ra_page { uint32_t pfn; uint16_t seq, head; } *ra;   /* head: a folio's first */
 	uint32_t ra_nr, ra_cap;
 	/* 1 + the file page whose read fault brought it in, until its next
 	 * other access: the fault is retried once the read-around is in
@@ -174,6 +174,8 @@ struct engine {
 	int uaccess;                 /* the access is the kernel's user copy
 				      * through no PTE (UML's uaccess) */
 	int huge;                    /* the access is a THP fault's (VMR_F_HUGE) */
+	int folio_head;              /* the access is its record's first page: a
+				      * read-ahead record is a folio (read_pages) */
 	uint32_t hpage_pmd_nr;       /* HPAGE_PMD_NR: the pages of a THP */
 
 	/* The tasks and their address spaces. */
