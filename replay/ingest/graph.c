@@ -333,6 +333,9 @@ static int decode(const char *trace, struct hash_job *hj, const char *out, int s
 int ingest_decode(const char *trace, const uint8_t hash[16], const char *out, int show_progress,
 		  int allow_empty, struct ingest_report *rep, char *err, size_t errlen)
 {
+	/* A trace-cmd recording is probed in a child first, before this
+	 * process has a thread beside it (tracedat.h). */
+	int probed = tracedat_is(trace) ? tracedat_probe(trace, err, errlen) : 0;
 	struct hash_job hj = { .trace = trace };
 	if (hash)
 		memcpy(hj.hash, hash, sizeof(hj.hash));
@@ -340,7 +343,7 @@ int ingest_decode(const char *trace, const uint8_t hash[16], const char *out, in
 		hj.started = 1;
 	else
 		hash_main(&hj);
-	int rc = decode(trace, &hj, out, show_progress, allow_empty, rep, err, errlen);
+	int rc = probed != 0 ? -1 : decode(trace, &hj, out, show_progress, allow_empty, rep, err, errlen);
 	/* A trace that cannot be hashed (an unreadable file) is refused for
 	 * that, as when the hash came first, whatever decoding said. */
 	if (hash_wait(&hj) != 0) {

@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -91,6 +92,7 @@ int ingest_decode_isolated(const char *trace, const uint8_t hash[16], const char
 	}
 	fflush(stdout);
 	fflush(stderr);
+	pid_t parent = getpid();
 	pid_t pid = fork();
 	if (pid < 0) {
 		snprintf(err, errlen, "%s: cannot start the decoder: %s", trace, strerror(errno));
@@ -104,6 +106,9 @@ int ingest_decode_isolated(const char *trace, const uint8_t hash[16], const char
 	}
 	if (pid == 0) {
 		static struct child_result r;   /* not on the stack: 10 KiB */
+		/* no decoder outlives its command (killed, it cannot wait) */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
+			_exit(3);
 		if (!keep_tty)
 			dup2(log[1], STDERR_FILENO);
 		r.rc = ingest_decode(trace, hash, out, show_progress, allow_empty, &r.rep, r.err,
@@ -115,17 +120,27 @@ int ingest_decode_isolated(const char *trace, const uint8_t hash[16], const char
 		close(log[1]);
 
 	/* Read both pipes to their ends: the result, and the child's stderr
-	 * (kept up to 4 KiB: only its first lines say anything). */
+	 * (kept up to 4 KiB: only its first lines say anything).  A pipe a
+	 * process the child started still holds has no end when the child
+	 * does, so the child's exit is looked for too (every 250 ms), and
+	 * once it is gone what it wrote is read and the rest let be. */
 	struct child_result r;
 	size_t got = 0, nlog = 0;
 	char text[4096], junk[4096];
 	struct pollfd pf[2] = { { res[0], POLLIN, 0 }, { log[0], POLLIN, 0 } };
-	int open_fds = log[0] >= 0 ? 2 : 1;
+	int open_fds = log[0] >= 0 ? 2 : 1, status = 0, reaped = 0;
 	while (open_fds) {
-		if (poll(pf, 2, -1) < 0) {
+		int ready = poll(pf, 2, reaped ? 0 : 250);
+		if (ready < 0) {
 			if (errno == EINTR)
 				continue;
 			break;
+		}
+		if (ready == 0) {
+			if (reaped)
+				break;
+			reaped = waitpid(pid, &status, WNOHANG) == pid;
+			continue;
 		}
 		for (int i = 0; i < 2; i++) {
 			if (pf[i].fd < 0 || !pf[i].revents)
@@ -152,8 +167,10 @@ int ingest_decode_isolated(const char *trace, const uint8_t hash[16], const char
 		}
 	}
 	text[nlog] = '\0';
-	int status = 0;
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+	for (int i = 0; i < 2; i++)
+		if (pf[i].fd >= 0)
+			close(pf[i].fd);
+	while (!reaped && waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
 	if (got == sizeof(r) && WIFEXITED(status) && WEXITSTATUS(status) == 0) {
 		*rep = r.rep;                      /* its hash: HASH, or the child's */

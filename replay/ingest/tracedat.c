@@ -32,12 +32,14 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <trace-cmd.h>
 #include <unistd.h>
@@ -789,16 +791,22 @@ oom:
  * tracecmd_buffer_instance_handle's error path, seen on a trace.dat with
  * 16 bytes overwritten), and writes its complaints to stderr.  So the
  * recording is first read whole in a child, with stderr closed: a child
- * that dies, or cannot read it, makes the file refused in one line. */
-static int probe(const char *path, char *err, size_t errlen)
+ * that dies, or cannot read it, makes the file refused in one line.  The
+ * child dies with its parent (the decoder, which its watchdog may end):
+ * left behind, it would hold the decoder's result pipe open, and the
+ * command would wait for that pipe's end for ever. */
+int tracedat_probe(const char *path, char *err, size_t errlen)
 {
 	fflush(NULL);
+	pid_t parent = getpid();
 	pid_t pid = fork();
 	if (pid < 0) {
 		snprintf(err, errlen, "fork: %s", strerror(errno));
 		return -1;
 	}
 	if (pid == 0) {
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
+			_exit(5);
 		int fd = open("/dev/null", O_WRONLY);
 		if (fd >= 0)
 			dup2(fd, STDERR_FILENO);
@@ -848,10 +856,6 @@ int tracedat_add_source(bt_graph *g, const char *path, const bt_port_output **po
 	}
 	snprintf(d->path, sizeof(d->path), "%s", path);
 	if (read_setup(path, &d->setup, err, errlen) != 0) {
-		free(d);
-		return -1;
-	}
-	if (probe(path, err, errlen) != 0) {
 		free(d);
 		return -1;
 	}
