@@ -268,6 +268,13 @@ struct watchdog {
 	unsigned seconds;
 };
 
+/* The decoder's limit: 120 s without progress, or VMREPLAY_WATCHDOG's. */
+static unsigned watchdog_seconds(void)
+{
+	const char *env = getenv("VMREPLAY_WATCHDOG");
+	return env && atoi(env) > 0 ? (unsigned)atoi(env) : 120;
+}
+
 static void *watchdog_main(void *arg)
 {
 	struct watchdog *w = arg;
@@ -335,7 +342,7 @@ int ingest_decode(const char *trace, const uint8_t hash[16], const char *out, in
 {
 	/* A trace-cmd recording is probed in a child first, before this
 	 * process has a thread beside it (tracedat.h). */
-	int probed = tracedat_is(trace) ? tracedat_probe(trace, err, errlen) : 0;
+	int probed = tracedat_is(trace) ? tracedat_probe(trace, watchdog_seconds(), err, errlen) : 0;
 	struct hash_job hj = { .trace = trace };
 	if (hash)
 		memcpy(hj.hash, hash, sizeof(hj.hash));
@@ -390,10 +397,7 @@ static int decode(const char *trace, struct hash_job *hj, const char *out, int s
 	}
 	progress_init(&s.progress, show_progress, "ingest", "events");
 
-	struct watchdog wd = { .s = &s, .seconds = 120 };
-	const char *env = getenv("VMREPLAY_WATCHDOG");
-	if (env && atoi(env) > 0)
-		wd.seconds = (unsigned)atoi(env);
+	struct watchdog wd = { .s = &s, .seconds = watchdog_seconds() };
 	pthread_mutex_init(&wd.lock, NULL);
 	pthread_cond_init(&wd.cond, NULL);
 	int wd_running = pthread_create(&wd.thread, NULL, watchdog_main, &wd) == 0;

@@ -41,6 +41,7 @@
 #include <sys/stat.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <trace-cmd.h>
 #include <unistd.h>
 #include "vmr/xxh.h"
@@ -795,7 +796,7 @@ oom:
  * child dies with its parent (the decoder, which its watchdog may end):
  * left behind, it would hold the decoder's result pipe open, and the
  * command would wait for that pipe's end for ever. */
-int tracedat_probe(const char *path, char *err, size_t errlen)
+int tracedat_probe(const char *path, unsigned seconds, char *err, size_t errlen)
 {
 	fflush(NULL);
 	pid_t parent = getpid();
@@ -830,12 +831,29 @@ int tracedat_probe(const char *path, char *err, size_t errlen)
 		}
 		_exit(0);                  /* no cleanup: the parent reads it again */
 	}
+	/* No thread watches this wait (the decoder's watchdog starts after
+	 * it), so it watches itself: a child still reading after SECONDS is
+	 * stuck in the recording, as the watchdog would have found it. */
 	int st;
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR) {
+	struct timespec tick = { 0, 10 * 1000 * 1000 };
+	for (uint64_t waited = 0;; waited += 10) {
+		pid_t w = waitpid(pid, &st, WNOHANG);
+		if (w == pid)
+			break;
+		if (w < 0 && errno != EINTR) {
 			snprintf(err, errlen, "waitpid: %s", strerror(errno));
 			return -1;
 		}
+		if (waited >= (uint64_t)seconds * 1000) {
+			kill(pid, SIGKILL);
+			while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+				;
+			snprintf(err, errlen, "%s: libtracecmd made no progress reading it for %u s "
+				 "(corrupt trace?); giving up", path, seconds);
+			return -1;
+		}
+		nanosleep(&tick, NULL);
+	}
 	if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
 		return 0;
 	if (WIFSIGNALED(st))

@@ -25,11 +25,12 @@ int tracedat_is(const char *path);
 int tracedat_hash(const char *path, uint8_t hash[16], char *err, size_t errlen);
 
 /* Reads the recording whole in a child process, which a damaged file
- * may crash: 0, or -1 with a one-line error naming the file.  Before
- * tracedat_add_source, while the process has one thread: a fork beside a
- * running thread can give the child a lock that thread held (a
- * sanitizer's allocator's: make check-asan hung in such a child). */
-int tracedat_probe(const char *path, char *err, size_t errlen);
+ * may crash, giving it SECONDS: 0, or -1 with a one-line error naming
+ * the file.  Before tracedat_add_source, while the process has one
+ * thread: a fork beside a running thread can give the child a lock that
+ * thread held (a sanitizer's allocator's: make check-asan hung in such a
+ * child). */
+int tracedat_probe(const char *path, unsigned seconds, char *err, size_t errlen);
 
 /* Adds a source reading PATH (and PATH.session) to G; its one output
  * port in *PORT.  0, or -1 with a one-line error naming the file. */
