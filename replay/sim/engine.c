@@ -255,7 +255,8 @@ static void task_step(struct engine *e, struct task_state *t)
 				e->in_lru_fault = op == VMR_OP_READAHEAD && vmr_rec_in_fault(r);
 				e->uaccess = vmr_rec_uaccess(r);
 				e->huge = vmr_rec_huge(r);
-				e->folio_head = c.sub == 0;
+				if (op == VMR_OP_READAHEAD)
+					e->folio_head = c.sub == 0;
 				int res = access_page(e, t, r.page + c.sub, op, vmr_rec_is_file(r));
 				if (res < 0) {
 					task_cursor_save(t, &c);
