@@ -131,8 +131,8 @@ if command -v valgrind >/dev/null; then
     [ -f "$small" ] || "$gen" zipf "$small" 2000000 150000 1 7
     # Its contents' checks are made at its first open only (FORMAT.md,
     # "Verified once"): made here, so that they are in neither count.
-    # (Left in the first, they took 73 instructions off each access of a
-    # fresh file's figure: classic 243 against 316.)
+    # (Left in the first, they took about 70 instructions off each access
+    # of a fresh file's figure: classic 243, where 314 with them out.)
     "$vmr" run -q -p lru -n 1000 -f tsv -o /dev/null "$small"
     ir() {  # REPEAT ARGS...: instructions of the whole run
         local n=$1; shift

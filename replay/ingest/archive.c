@@ -1,5 +1,6 @@
 /* archive.c — compressed traces, unpacked with libarchive (archive.h). */
 #include "archive.h"
+#include "atomic.h"
 
 #include <archive.h>
 #include <archive_entry.h>
@@ -105,13 +106,11 @@ static int make_parents(const char *path)
 {
 	char tmp[4200];
 	snprintf(tmp, sizeof(tmp), "%s", path);
-	for (char *p = strchr(tmp + 1, '/'); p; p = strchr(p + 1, '/')) {
-		*p = '\0';
-		if (mkdir(tmp, 0755) != 0 && errno != EEXIST)
-			return -1;
-		*p = '/';
-	}
-	return 0;
+	char *last = strrchr(tmp, '/');
+	if (!last || last == tmp)
+		return 0;
+	*last = '\0';
+	return mkdir_p(tmp);
 }
 
 int trace_archive_extract(const char *archive, const char *parent, unsigned long long limit,

@@ -174,8 +174,9 @@ struct engine {
 	int uaccess;                 /* the access is the kernel's user copy
 				      * through no PTE (UML's uaccess) */
 	int huge;                    /* the access is a THP fault's (VMR_F_HUGE) */
-	int folio_head;              /* the access is its record's first page: a
-				      * read-ahead record is a folio (read_pages) */
+	int folio_head;              /* set for read-ahead records only: the page
+				      * is its record's first, and a read-ahead
+				      * record is a folio (read_pages) */
 	uint32_t hpage_pmd_nr;       /* HPAGE_PMD_NR: the pages of a THP */
 
 	/* The tasks and their address spaces. */
