@@ -3,7 +3,7 @@
  * `vmreplay capture`.
  *
  * It reads the kernel's reclaim, fault, page-cache, DAMON and process
- * tracepoints from two private tracefs instances with libtracefs and
+ * tracepoints from private tracefs instances with libtracefs and
  * libtraceevent, and re-emits every record as a `vmreplay_kernel` LTTng-UST
  * event carrying the kernel's own timestamp (kts); it also emits the
  * session's facts (`vmreplay:session`, `vmreplay_capture:*`) and the
@@ -13,8 +13,16 @@
  *   instance "<prefix>-task"   events that fire in the workload's context,
  *                              filtered to its tasks by set_event_pid with
  *                              event-fork (children join automatically)
- *   instance "<prefix>-kswapd" kswapd's own reclaim events (filter on its
- *                              comm) and damon_aggregated of our kdamond
+ *   instance "<prefix>-kswapd" kswapd's own reclaim events, filtered to the
+ *                              kswapd threads by set_event_pid (a pid test
+ *                              before the record is written: the workload's
+ *                              own reclaim events, which fire here too, cost
+ *                              it nothing more; a comm filter recorded each
+ *                              one and then discarded it)
+ *   instance "<prefix>-other"  events of any task, each with its filter:
+ *                              damon_aggregated of our kdamond, the memcg
+ *                              statistics' flushes of the session's cgroup
+ *   instance "<prefix>-block"  the block requests (device latencies)
  *
  * Protocol with the front end: stdin is a control pipe, stdout a status
  * pipe.  The agent sets everything up with tracing off and prints
@@ -30,6 +38,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <poll.h>
+#include <dirent.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -266,14 +275,15 @@ enum bridge_kind {
 };
 
 /* Where an event is read from: 'T' the task instance, 'K' the kswapd one,
- * 'B' the block one (not re-emitted: the device latencies, blk_latency.h). */
+ * 'O' the other one (any task, filtered), 'B' the block one (not
+ * re-emitted: the device latencies, blk_latency.h). */
 struct bridge_spec {
 	enum bridge_kind kind;
 	const char *system, *event;
 	char where;
 	int in_kernel_domain;       /* lttng-modules records it itself */
 	const char *fields[13];     /* ftrace field names -> v[0..] */
-	const char *filter;         /* for the 'K' instance ("KDAMOND", "STATSFLUSH": made here) */
+	const char *filter;         /* ("KDAMOND", "STATSFLUSH": made here) */
 };
 
 static const struct bridge_spec specs[] = {
@@ -323,20 +333,18 @@ static const struct bridge_spec specs[] = {
 	{ B_KSWAPD_WAKE, "vmscan", "mm_vmscan_kswapd_wake", 'K', 1, { "nid", "zid", "order" }, 0 },
 	{ B_KSWAPD_SLEEP, "vmscan", "mm_vmscan_kswapd_sleep", 'K', 1, { "nid" }, 0 },
 	{ B_LRU_ISOLATE, "vmscan", "mm_vmscan_lru_isolate", 'K', 1,
-	  { "highest_zoneidx", "order", "nr_requested", "nr_scanned", "nr_skipped", "nr_taken", "lru" },
-	  "comm ~ \"kswapd*\"" },
+	  { "highest_zoneidx", "order", "nr_requested", "nr_scanned", "nr_skipped", "nr_taken", "lru" }, 0 },
 	{ B_SHRINK_INACTIVE, "vmscan", "mm_vmscan_lru_shrink_inactive", 'K', 1,
 	  { "nid", "nr_scanned", "nr_reclaimed", "nr_dirty", "nr_writeback", "nr_congested",
 	    "nr_immediate", "nr_activate0", "nr_activate1", "nr_ref_keep", "nr_unmap_fail",
-	    "priority", "reclaim_flags" }, "comm ~ \"kswapd*\"" },
+	    "priority", "reclaim_flags" }, 0 },
 	{ B_SHRINK_ACTIVE, "vmscan", "mm_vmscan_lru_shrink_active", 'K', 0,
 	  { "nid", "nr_taken", "nr_active", "nr_deactivated", "nr_referenced", "priority",
-	    "reclaim_flags" }, "comm ~ \"kswapd*\"" },
+	    "reclaim_flags" }, 0 },
 	{ B_THROTTLED, "vmscan", "mm_vmscan_throttled", 'K', 0,
-	  { "nid", "usec_timeout", "usec_delayed", "reason" }, "comm ~ \"kswapd*\"" },
-	{ B_WRITE_FOLIO, "vmscan", "mm_vmscan_write_folio", 'K', 1, { "pfn", "reclaim_flags" },
-	  "comm ~ \"kswapd*\"" },
-	{ B_DAMON, "damon", "damon_aggregated", 'K', 0,
+	  { "nid", "usec_timeout", "usec_delayed", "reason" }, 0 },
+	{ B_WRITE_FOLIO, "vmscan", "mm_vmscan_write_folio", 'K', 1, { "pfn", "reclaim_flags" }, 0 },
+	{ B_DAMON, "damon", "damon_aggregated", 'O', 0,
 	  { "target_id", "nr_regions", "start", "end", "nr_accesses", "age" }, "KDAMOND" },
 	/* The memcg statistics' flushes of the session's cgroup and its
 	 * ancestors, whoever makes them (the periodic flusher is a kworker,
@@ -346,9 +354,9 @@ static const struct bridge_spec specs[] = {
 	 * 6.10+, which 6.12's cgroup_rstat_flush takes once (cpu -1) and
 	 * again per CPU only to yield; later kernels take it per CPU and
 	 * controller, which names no flush one can tell. */
-	{ B_MEMCG_FLUSH, "memcg", "memcg_flush_stats", 'K', 0,
+	{ B_MEMCG_FLUSH, "memcg", "memcg_flush_stats", 'O', 0,
 	  { "id", "stats_updates", "force", "needs_flush" }, "STATSFLUSH" },
-	{ B_RSTAT_LOCKED, "cgroup", "cgroup_rstat_locked", 'K', 0,
+	{ B_RSTAT_LOCKED, "cgroup", "cgroup_rstat_locked", 'O', 0,
 	  { "root", "level", "id", "cpu", "contended" }, "STATSFLUSH" },
 	/* Every task's requests: a device's latency is the device's, whoever
 	 * issued the request (its completion runs in interrupt context). */
@@ -385,7 +393,7 @@ struct inst {
 
 static struct tep_handle *tep;
 static struct inst inst_task = { .where = 'T' }, inst_kswapd = { .where = 'K' };
-static struct inst inst_block = { .where = 'B' };
+static struct inst inst_other = { .where = 'O' }, inst_block = { .where = 'B' };
 static uint64_t bridged;
 /* The tracepoint the statistics' flushes are recorded by, "" none. */
 static const char *stats_flush_event = "";
@@ -612,6 +620,49 @@ static void inst_create(struct inst *in, const char *suffix, unsigned buffer_kb)
 	in->max_id = 0;
 }
 
+/* The pids of the kswapd threads ("kswapd0", one a node: kernel threads,
+ * so their cmdline is empty), space-separated, for the kswapd instance's
+ * set_event_pid.  0, or -1 when there is none or BUF is too small. */
+static int kswapd_pids(char *buf, size_t len)
+{
+	DIR *d = opendir("/proc");
+	size_t n = 0;
+	int found = 0;
+	struct dirent *de;
+	if (!d)
+		return -1;
+	buf[0] = '\0';
+	while ((de = readdir(d))) {
+		char path[64], *comm, *cmdline;
+		size_t cmdlen = 0;
+		int pid = atoi(de->d_name);
+		if (pid <= 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+		if (!(comm = read_file(path, NULL)))
+			continue;
+		int is_kswapd = strncmp(comm, "kswapd", 6) == 0;
+		free(comm);
+		if (!is_kswapd)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/cmdline", pid);
+		if (!(cmdline = read_file(path, &cmdlen)))
+			continue;
+		free(cmdline);
+		if (cmdlen != 0)
+			continue;
+		int w = snprintf(buf + n, len - n, "%s%d", found ? " " : "", pid);
+		if (w < 0 || (size_t)w >= len - n) {
+			closedir(d);
+			return -1;
+		}
+		n += (size_t)w;
+		found++;
+	}
+	closedir(d);
+	return found ? 0 : -1;
+}
+
 /* The memory hierarchy's id, as cgroup_rstat_locked's root reports it
  * (/proc/cgroups; 0 for cgroup v2's), or -1. */
 static int memory_hierarchy(void)
@@ -730,6 +781,8 @@ static void inst_enable(struct inst *in, const struct bridge_spec *sp)
 static uint64_t inst_lost(struct inst *in)
 {
 	uint64_t lost = 0;
+	if (!in->ti)
+		return 0;
 	long cpus = sysconf(_SC_NPROCESSORS_CONF);
 	for (long c = 0; c < cpus; c++) {
 		char file[64];
@@ -1257,7 +1310,7 @@ static void emit_session(void)
 		version[strcspn(version, "\n")] = '\0';
 	char filter[256];
 	snprintf(filter, sizeof(filter),
-		 "%s: set_event_pid %d with event-fork; kswapd instance: comm ~ kswapd*%s",
+		 "%s: set_event_pid %d with event-fork; kswapd instance: set_event_pid of the kswapd threads%s",
 		 opt.kernel_domain ? "filemap, shrink_active, throttled, DAMON only (lttng-modules has the rest)"
 				   : "all kernel events",
 		 opt.root_pid, opt.damon_dir ? "; damon_aggregated: our kdamond" : "");
@@ -1489,6 +1542,7 @@ int main(int argc, char **argv)
 
 	inst_create(&inst_task, "task", opt.buffer_kb);
 	inst_create(&inst_kswapd, "kswapd", opt.buffer_kb);
+	inst_create(&inst_other, "other", opt.buffer_kb);
 	/* A request makes two records of 64 bytes; a disk completes some
 	 * thousands a second, and the agent reads every DRAIN_MS. */
 	inst_create(&inst_block, "block", BLOCK_BUFFER_KB);
@@ -1502,7 +1556,8 @@ int main(int argc, char **argv)
 		int memcg_flush = tep_find_event_by_name(tep, "memcg", "memcg_flush_stats") != NULL;
 		if ((sp->kind == B_MEMCG_FLUSH && !memcg_flush) || (sp->kind == B_RSTAT_LOCKED && memcg_flush))
 			continue;
-		inst_enable(sp->where == 'T' ? &inst_task : sp->where == 'K' ? &inst_kswapd : &inst_block, sp);
+		inst_enable(sp->where == 'T' ? &inst_task : sp->where == 'K' ? &inst_kswapd :
+			    sp->where == 'O' ? &inst_other : &inst_block, sp);
 	}
 	setup_blk_latency();
 	/* Only the workload's tasks, and every task they create. */
@@ -1510,8 +1565,17 @@ int main(int argc, char **argv)
 	char pidbuf[32];
 	snprintf(pidbuf, sizeof(pidbuf), "%d", opt.root_pid);
 	inst_write(&inst_task, "set_event_pid", pidbuf);
+	/* Only the kswapd threads (an empty list would be every task). */
+	char kswapds[256];
+	if (kswapd_pids(kswapds, sizeof(kswapds)) == 0) {
+		inst_write(&inst_kswapd, "set_event_pid", kswapds);
+	} else {
+		fprintf(stderr, PROG ": warning: no kswapd thread found; kswapd's reclaim is not recorded\n");
+		inst_destroy(&inst_kswapd);
+	}
 	inst_open_cpus(&inst_task);
 	inst_open_cpus(&inst_kswapd);
+	inst_open_cpus(&inst_other);
 	inst_open_cpus(&inst_block);
 
 	status("armed");
@@ -1522,6 +1586,7 @@ int main(int argc, char **argv)
 	if (r < 0 || stop_requested || strcmp(line, "go") != 0) {
 		inst_destroy(&inst_task);
 		inst_destroy(&inst_kswapd);
+		inst_destroy(&inst_other);
 		inst_destroy(&inst_block);
 		status("done 0 0");
 		return 0;
@@ -1532,7 +1597,9 @@ int main(int argc, char **argv)
 	pte_young_start(opt.root_pid, opt.young_ms);
 	snapshot(1);
 	tracefs_trace_on(inst_task.ti);
-	tracefs_trace_on(inst_kswapd.ti);
+	if (inst_kswapd.ti)
+		tracefs_trace_on(inst_kswapd.ti);
+	tracefs_trace_on(inst_other.ti);
 	tracefs_trace_on(inst_block.ti);
 	uint64_t cpu0 = cpu_time_us();
 	status("ready");
@@ -1545,6 +1612,7 @@ int main(int argc, char **argv)
 	while (!stop_requested) {
 		inst_drain(&inst_task, 1);
 		inst_drain(&inst_kswapd, 1);
+		inst_drain(&inst_other, 1);
 		inst_drain(&inst_block, 1);
 		if (nr_maps_dirty) {
 			for (size_t i = 0; i < nr_maps_dirty; i++)
@@ -1585,17 +1653,21 @@ int main(int argc, char **argv)
 		wl_status = -1;
 
 	tracefs_trace_off(inst_task.ti);
-	tracefs_trace_off(inst_kswapd.ti);
+	if (inst_kswapd.ti)
+		tracefs_trace_off(inst_kswapd.ti);
+	tracefs_trace_off(inst_other.ti);
 	tracefs_trace_off(inst_block.ti);
 	inst_drain(&inst_task, 0);
 	inst_drain(&inst_kswapd, 0);
+	inst_drain(&inst_other, 0);
 	inst_drain(&inst_block, 0);
 	pte_young_stop();
 	snapshot(1);
 	emit_device_latency();
 	struct vmrc_end e = { 0 };
-	uint64_t lost = inst_lost(&inst_task) + inst_lost(&inst_kswapd) + inst_lost(&inst_block);
-	uint64_t missed = inst_task.missed + inst_kswapd.missed + inst_block.missed;
+	uint64_t lost = inst_lost(&inst_task) + inst_lost(&inst_kswapd) + inst_lost(&inst_other) +
+			inst_lost(&inst_block);
+	uint64_t missed = inst_task.missed + inst_kswapd.missed + inst_other.missed + inst_block.missed;
 	e.ftrace_lost = lost > missed ? lost : missed;
 	e.bridged = bridged;
 	e.workload_status = wl_status;
@@ -1603,6 +1675,7 @@ int main(int argc, char **argv)
 	lttng_ust_tracepoint(vmreplay_capture, capture_end, &e);
 	inst_destroy(&inst_task);
 	inst_destroy(&inst_kswapd);
+	inst_destroy(&inst_other);
 	inst_destroy(&inst_block);
 	blk_latency_free(blk);
 	tep_free(tep);

@@ -838,13 +838,13 @@ static int start_agent(struct capture *c)
 	argv[n] = NULL;
 
 	/* The tracefs instances are journalled before the agent makes them. */
-	char inst[128];
-	snprintf(inst, sizeof(inst), "%s-task", c->prefix);
-	if (journal_add(&c->j, J_INSTANCE, inst, NULL) != 0)
-		return -1;
-	snprintf(inst, sizeof(inst), "%s-kswapd", c->prefix);
-	if (journal_add(&c->j, J_INSTANCE, inst, NULL) != 0)
-		return -1;
+	static const char *const instances[] = { "task", "kswapd", "other", "block" };
+	for (size_t i = 0; i < sizeof(instances) / sizeof(instances[0]); i++) {
+		char inst[128];
+		snprintf(inst, sizeof(inst), "%s-%s", c->prefix, instances[i]);
+		if (journal_add(&c->j, J_INSTANCE, inst, NULL) != 0)
+			return -1;
+	}
 	pid_t pid = fork();
 	if (pid < 0)
 		return fail("fork: %s", strerror(errno));

@@ -14,7 +14,7 @@
  *      kernel trace, each at its kts, on the UST trace's clock.
  *
  * A CTF stream's timestamps must not go back, but the bridge drains its
- * two tracefs instances one after the other, so between the graphs the
+ * tracefs instances one after the other, so between the graphs the
  * events are sorted by (kts, CPU, order of arrival); how many arrived
  * behind a later kts of their CPU is counted.  Everything is written
  * into a temporary folder inside the session and renamed into place at

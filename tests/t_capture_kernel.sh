@@ -203,6 +203,20 @@ mine="$mine $cap"
 w=$(wait_workload $cap)
 check "SIGKILL: the workload runs in the capture's cgroup" test -n "$w"
 sleep 0.5
+# While it runs: the kswapd instance takes the kswapd threads' events by
+# pid, with no per-event filter (a filter there recorded each of the
+# workload's own reclaim events once more and then discarded it); the
+# filtered events of any task are in the "other" one.
+ki=/sys/kernel/tracing/instances/vmreplay-$cap-kswapd
+kswapds=$(for p in /proc/[0-9]*; do
+    case $(cat $p/comm 2>/dev/null) in kswapd*) [ -n "$(tr -d '\0' <$p/cmdline 2>/dev/null)" ] || echo "${p##*/}" ;; esac
+done | sort -n | tr '\n' ' ')
+check "the kswapd instance follows the kswapd threads ($kswapds) by set_event_pid" \
+    test -n "$kswapds" -a "$(tr ' ' '\n' <$ki/set_event_pid 2>/dev/null | grep . | sort -n | tr '\n' ' ')" = "$kswapds"
+check "no event of the kswapd instance has a filter" \
+    sh -c "[ -d '$ki' ] && ! grep -lv '^none\$' '$ki'/events/vmscan/*/filter 2>/dev/null | grep -q ."
+check "the other instance exists beside task, kswapd and block" \
+    test -d /sys/kernel/tracing/instances/vmreplay-$cap-other -a -d /sys/kernel/tracing/instances/vmreplay-$cap-block
 [ -n "$w" ] && kill -KILL "$w"
 wait $cap; rc=$?
 check "SIGKILL: the capture ends with the workload's status (137, got $rc)" test $rc -eq 137
