@@ -14,9 +14,12 @@ if [ ! -x "$fz/fuzz_vmr" ]; then
 fi
 tmp=$(mktemp -d)
 keep=${FUZZ_KEEP:-/tmp/vmreplay-fuzz-findings}
-trap 'rm -rf "$tmp"' EXIT
-# the targets' files: in memory when /dev/shm is there (fuzz.h)
-[ -w /dev/shm ] && export TMPDIR=/dev/shm || export TMPDIR=$tmp
+# the targets' files: in memory when /dev/shm is there (fuzz.h), in a
+# folder of this run's (a target ends at its time limit without removing
+# its last input's files)
+shm=$(mktemp -d /dev/shm/vmreplay-fuzz-run.XXXXXX 2>/dev/null) || shm=
+trap 'rm -rf "$tmp" ${shm:+"$shm"}' EXIT
+export TMPDIR=${shm:-$tmp}
 
 # Seeds: what the tests feed the same readers.
 mkdir -p "$tmp/seed"/{options,vmr,result,events,sweep,kevents}
