@@ -389,12 +389,31 @@ struct inst {
 	int nr_cpus;
 	int next_cpu;               /* where the next drain starts */
 	void *page;
+	int page_size;
+	/* Bridged after the workload (the task and kswapd instances): the
+	 * sub-buffers read while it ran, in the order read (inst_defer). */
+	int defer;
+	struct kept_page { struct kept_page *next; int cpu; char data[]; } *kept, **kept_tail;
 };
 
 static struct tep_handle *tep;
 static struct inst inst_task = { .where = 'T' }, inst_kswapd = { .where = 'K' };
 static struct inst inst_other = { .where = 'O' }, inst_block = { .where = 'B' };
 static uint64_t bridged;
+/* Bridging a record costs the agent about 1 us (the field reads, the
+ * LTTng-UST emit), 0.2 s of CPU in a 2 s capture of 200,000 events, and
+ * CPU time anywhere on this machine slows a workload that lives in the
+ * kernel: a 10 %-duty spin loop beside an uncaptured swap-heavy run made
+ * it 14 % slower (traces/PERTURBATION.md).  So while the workload runs the
+ * agent only keeps the task and kswapd instances' sub-buffers and does
+ * what cannot wait (live_record: a task's thread group from /proc while
+ * it exists, a new process's maps); it bridges them when the workload has
+ * ended.  Up to DEFER_MAX_BYTES, or an eighth of the memory available at
+ * the start; past that it bridges what it kept and goes on live. */
+#define DEFER_MAX_BYTES (1ull << 30)
+static uint64_t defer_budget, defer_used;
+static int bridge_live_only;    /* on_record: the bookkeeping only, no event */
+static int bridge_replaying;    /* on_record: a kept record (maps were read live) */
 /* The tracepoint the statistics' flushes are recorded by, "" none. */
 static const char *stats_flush_event = "";
 
@@ -537,11 +556,13 @@ static void on_record(struct tep_event *ev, struct tep_record *rec, int cpu, voi
 		k.v[2] = (uint64_t)ctid;
 		k.v[3] = (uint64_t)c->tgid;
 		k.pid = tgid_of(k.tid, k.kts);
-		lttng_ust_tracepoint(vmreplay_kernel, sched_process_fork, &k);
 		/* a new process (dup_mmap copied its parent's mappings, and a
 		 * forked worker may never exec): its maps soon, as an exec's */
-		if (c->tgid == ctid)
+		if (c->tgid == ctid && !bridge_replaying)
 			mark_maps_dirty(ctid);
+		if (bridge_live_only)
+			return;
+		lttng_ust_tracepoint(vmreplay_kernel, sched_process_fork, &k);
 		break;
 	}
 	case B_EXEC: {
@@ -552,8 +573,11 @@ static void on_record(struct tep_event *ev, struct tep_record *rec, int cpu, voi
 		const char *base = strrchr(s0, '/');
 		copy_comm(t->comm, base ? base + 1 : s0);
 		k.pid = tid;
+		if (!bridge_replaying)
+			mark_maps_dirty(tid);
+		if (bridge_live_only)
+			return;
 		lttng_ust_tracepoint(vmreplay_kernel, sched_process_exec, &k);
-		mark_maps_dirty(tid);
 		break;
 	}
 	case B_EXIT:
@@ -595,6 +619,76 @@ static void on_record(struct tep_event *ev, struct tep_record *rec, int cpu, voi
 	bridged++;
 }
 
+/* A record kept for after the workload: what must be done now. */
+static void live_record(struct tep_event *ev, struct tep_record *rec, int cpu, struct inst *in)
+{
+	if (ev->id < 0 || ev->id > in->max_id || !in->by_id[ev->id].spec)
+		return;
+	enum bridge_kind kind = in->by_id[ev->id].spec->kind;
+	if (kind == B_NEWTASK || kind == B_FORK || kind == B_EXEC) {
+		bridge_live_only = 1;
+		on_record(ev, rec, cpu, in);
+		bridge_live_only = 0;
+	} else {
+		tgid_of(tep_data_pid(tep, rec), rec->ts);
+	}
+}
+
+/* The records of the sub-buffer in KBUF (loaded), each to LIVE_ONLY's
+ * live_record or to on_record. */
+static void each_record(struct kbuffer *kbuf, int cpu, struct inst *in, int live_only)
+{
+	unsigned long long ts;
+	for (void *data = kbuffer_read_event(kbuf, &ts); data; data = kbuffer_next_event(kbuf, &ts)) {
+		struct tep_record rec = { .ts = ts, .data = data, .cpu = cpu, .size = kbuffer_event_size(kbuf) };
+		struct tep_event *ev = tep_find_event_by_record(tep, &rec);
+		if (!ev)
+			continue;
+		if (live_only)
+			live_record(ev, &rec, cpu, in);
+		else
+			on_record(ev, &rec, cpu, in);
+	}
+}
+
+/* Bridges the sub-buffers IN kept, in the order read, and frees them. */
+static void inst_bridge_kept(struct inst *in)
+{
+	struct kbuffer *kbuf = tep_kbuffer(tep);
+	bridge_replaying = 1;
+	for (struct kept_page *k = in->kept, *next; k; k = next) {
+		next = k->next;
+		if (kbuffer_load_subbuffer(kbuf, k->data) >= 0)
+			each_record(kbuf, k->cpu, in, 0);
+		defer_used -= (uint64_t)in->page_size;
+		free(k);
+	}
+	bridge_replaying = 0;
+	in->kept = NULL;
+	in->kept_tail = &in->kept;
+}
+
+/* Keeps the sub-buffer just read into IN->page (CPU's) for after the
+ * workload; 0, or -1 when the budget is spent (then it is bridged now,
+ * with what was kept before it, and IN is bridged live from here on). */
+static int inst_keep(struct inst *in, int cpu)
+{
+	struct kept_page *k = NULL;
+	if (defer_used + (uint64_t)in->page_size <= defer_budget)
+		k = malloc(sizeof(*k) + (size_t)in->page_size);
+	if (!k) {
+		inst_bridge_kept(in);
+		in->defer = 0;
+		return -1;
+	}
+	k->next = NULL;
+	k->cpu = cpu;
+	memcpy(k->data, in->page, (size_t)in->page_size);
+	*in->kept_tail = k;
+	in->kept_tail = &k->next;
+	defer_used += (uint64_t)in->page_size;
+	return 0;
+}
 
 static void inst_write(struct inst *in, const char *file, const char *val)
 {
@@ -803,7 +897,7 @@ static uint64_t inst_lost(struct inst *in)
 /* Opens the instance's per-CPU ring buffers for non-blocking reads. */
 static void inst_open_cpus(struct inst *in)
 {
-	if (!in->nr_enabled)
+	if (!in->ti || !in->nr_enabled)
 		return;
 	in->nr_cpus = (int)sysconf(_SC_NPROCESSORS_CONF);
 	in->cpu = calloc((size_t)in->nr_cpus, sizeof(*in->cpu));
@@ -818,6 +912,8 @@ static void inst_open_cpus(struct inst *in)
 	}
 	if (size <= 0 || !(in->page = malloc((size_t)size)))
 		die("cannot open the ring buffers of tracefs instance %s", in->name);
+	in->page_size = size;
+	in->kept_tail = &in->kept;
 }
 
 /* Every record the instance's buffers hold now, oldest first per CPU
@@ -845,16 +941,16 @@ static void inst_drain(struct inst *in, int bounded)
 			int missed = kbuffer_missed_events(kbuf);
 			if (missed)     /* < 0: an unknown count, at least one */
 				in->missed += missed > 0 ? (uint64_t)missed : 1;
-			unsigned long long ts;
-			for (void *data = kbuffer_read_event(kbuf, &ts); data;
-			     data = kbuffer_next_event(kbuf, &ts)) {
-				struct tep_record rec = {
-					.ts = ts, .data = data, .cpu = c, .size = kbuffer_event_size(kbuf),
-				};
-				struct tep_event *ev = tep_find_event_by_record(tep, &rec);
-				if (ev)
-					on_record(ev, &rec, c, in);
+			if (bounded && in->defer) {
+				if (inst_keep(in, c) == 0) {
+					each_record(kbuf, c, in, 1);
+					continue;
+				}
+				/* the kept ones were bridged through KBUF */
+				if (kbuffer_load_subbuffer(kbuf, in->page) < 0)
+					break;
 			}
+			each_record(kbuf, c, in, 0);
 		}
 	}
 }
@@ -1577,6 +1673,13 @@ int main(int argc, char **argv)
 	inst_open_cpus(&inst_kswapd);
 	inst_open_cpus(&inst_other);
 	inst_open_cpus(&inst_block);
+	/* bridged after the workload, within an eighth of what is free */
+	char *mi = read_file("/proc/meminfo", NULL), *ma = mi ? strstr(mi, "MemAvailable:") : NULL;
+	defer_budget = ma ? strtoull(ma + 13, NULL, 10) * 1024 / 8 : 0;
+	free(mi);
+	if (defer_budget > DEFER_MAX_BYTES)
+		defer_budget = DEFER_MAX_BYTES;
+	inst_task.defer = inst_kswapd.defer = 1;
 
 	status("armed");
 	char line[64];
@@ -1657,6 +1760,8 @@ int main(int argc, char **argv)
 		tracefs_trace_off(inst_kswapd.ti);
 	tracefs_trace_off(inst_other.ti);
 	tracefs_trace_off(inst_block.ti);
+	inst_bridge_kept(&inst_task);
+	inst_bridge_kept(&inst_kswapd);
 	inst_drain(&inst_task, 0);
 	inst_drain(&inst_kswapd, 0);
 	inst_drain(&inst_other, 0);
