@@ -414,6 +414,7 @@ static uint64_t bridged;
 static uint64_t defer_budget, defer_used;
 static int bridge_live_only;    /* on_record: the bookkeeping only, no event */
 static int bridge_replaying;    /* on_record: a kept record (maps were read live) */
+static uint64_t records_bridged;        /* against the kernel's "read events" at the end */
 /* The tracepoint the statistics' flushes are recorded by, "" none. */
 static const char *stats_flush_event = "";
 
@@ -644,6 +645,7 @@ static void each_record(struct kbuffer *kbuf, int cpu, struct inst *in, int live
 		struct tep_event *ev = tep_find_event_by_record(tep, &rec);
 		if (!ev)
 			continue;
+		records_bridged += !live_only;
 		if (live_only)
 			live_record(ev, &rec, cpu, in);
 		else
@@ -654,7 +656,9 @@ static void each_record(struct kbuffer *kbuf, int cpu, struct inst *in, int live
 /* Bridges the sub-buffers IN kept, in the order read, and frees them. */
 static void inst_bridge_kept(struct inst *in)
 {
-	struct kbuffer *kbuf = tep_kbuffer(tep);
+	static struct kbuffer *kbuf;        /* tep_kbuffer allocates one a call */
+	if (!kbuf && !(kbuf = tep_kbuffer(tep)))
+		die("out of memory");
 	bridge_replaying = 1;
 	for (struct kept_page *k = in->kept, *next; k; k = next) {
 		next = k->next;
@@ -870,11 +874,11 @@ static void inst_enable(struct inst *in, const struct bridge_spec *sp)
 	in->nr_enabled++;
 }
 
-/* Sum of "overrun" and "dropped events" over the instance's CPUs: what
- * the ring buffer could not keep. */
-static uint64_t inst_lost(struct inst *in)
+/* Sum over the instance's CPUs of the per_cpu/cpuN/stats lines KEYS
+ * names ("overrun:", ...). */
+static uint64_t inst_stat(struct inst *in, const char *const *keys)
 {
-	uint64_t lost = 0;
+	uint64_t n = 0;
 	if (!in->ti)
 		return 0;
 	long cpus = sysconf(_SC_NPROCESSORS_CONF);
@@ -884,14 +888,28 @@ static uint64_t inst_lost(struct inst *in)
 		char *s = tracefs_instance_file_read(in->ti, file, NULL);
 		if (!s)
 			continue;
-		char *p;
-		if ((p = strstr(s, "overrun:")))
-			lost += strtoull(p + 8, NULL, 10);
-		if ((p = strstr(s, "dropped events:")))
-			lost += strtoull(p + 15, NULL, 10);
+		for (const char *const *k = keys; *k; k++) {
+			char *p = strstr(s, *k);
+			if (p)
+				n += strtoull(p + strlen(*k), NULL, 10);
+		}
 		free(s);
 	}
-	return lost;
+	return n;
+}
+
+/* What the ring buffer could not keep. */
+static uint64_t inst_lost(struct inst *in)
+{
+	static const char *const keys[] = { "overrun:", "dropped events:", NULL };
+	return inst_stat(in, keys);
+}
+
+/* The records the agent took from the ring buffer, as the kernel counts them. */
+static uint64_t inst_read_events(struct inst *in)
+{
+	static const char *const keys[] = { "read events:", NULL };
+	return inst_stat(in, keys);
 }
 
 /* Opens the instance's per-CPU ring buffers for non-blocking reads. */
@@ -929,7 +947,9 @@ static void inst_open_cpus(struct inst *in)
 #define DRAIN_BUDGET_MS 50
 static void inst_drain(struct inst *in, int bounded)
 {
-	struct kbuffer *kbuf = tep_kbuffer(tep);
+	static struct kbuffer *kbuf;        /* tep_kbuffer allocates one a call */
+	if (!kbuf && !(kbuf = tep_kbuffer(tep)))
+		die("out of memory");
 	uint64_t until = bounded ? now_mono() + DRAIN_BUDGET_MS * 1000000ull : UINT64_MAX;
 	if (in->cpu && in->nr_cpus)
 		in->next_cpu = (in->next_cpu + 1) % in->nr_cpus;
@@ -941,14 +961,9 @@ static void inst_drain(struct inst *in, int bounded)
 			int missed = kbuffer_missed_events(kbuf);
 			if (missed)     /* < 0: an unknown count, at least one */
 				in->missed += missed > 0 ? (uint64_t)missed : 1;
-			if (bounded && in->defer) {
-				if (inst_keep(in, c) == 0) {
-					each_record(kbuf, c, in, 1);
-					continue;
-				}
-				/* the kept ones were bridged through KBUF */
-				if (kbuffer_load_subbuffer(kbuf, in->page) < 0)
-					break;
+			if (bounded && in->defer && inst_keep(in, c) == 0) {
+				each_record(kbuf, c, in, 1);
+				continue;
 			}
 			each_record(kbuf, c, in, 0);
 		}
@@ -1679,6 +1694,10 @@ int main(int argc, char **argv)
 	free(mi);
 	if (defer_budget > DEFER_MAX_BYTES)
 		defer_budget = DEFER_MAX_BYTES;
+	/* a test's: a small budget, spent early */
+	const char *db = getenv("VMREPLAY_AGENT_DEFER_BYTES");
+	if (db && *db)
+		defer_budget = strtoull(db, NULL, 10);
 	inst_task.defer = inst_kswapd.defer = 1;
 
 	status("armed");
@@ -1767,6 +1786,11 @@ int main(int argc, char **argv)
 	inst_drain(&inst_other, 0);
 	inst_drain(&inst_block, 0);
 	pte_young_stop();
+	uint64_t read = inst_read_events(&inst_task) + inst_read_events(&inst_kswapd) +
+			inst_read_events(&inst_other) + inst_read_events(&inst_block);
+	if (read != records_bridged)
+		fprintf(stderr, PROG ": warning: %llu records read from the ring buffers, %llu bridged\n",
+			(unsigned long long)read, (unsigned long long)records_bridged);
 	snapshot(1);
 	emit_device_latency();
 	struct vmrc_end e = { 0 };

@@ -73,6 +73,8 @@ check "capture: exit status is the workload's (0)" test $rc -eq 0
 restored "after a normal end"
 check "capture: reports 0 discarded events (LTTng and ftrace)" \
     grep -q 'discarded events: 0 (LTTng), 0 (ftrace)' "$tmp/s1.log"
+check "capture: every record read from the ring buffers was bridged" \
+    sh -c "! grep -q 'records read from the ring buffers' '$tmp/s1.log'"
 # the session: the UST trace and the bridged kernel events' kernel trace
 if babeltrace2 --clock-cycles "$tmp/s1" >"$tmp/s1.txt" 2>"$tmp/bt.err"; then ok "babeltrace2 decodes the trace"
 else nok "babeltrace2 decodes the trace"; sed 's/^/# /' "$tmp/bt.err"; fi
@@ -184,6 +186,28 @@ fi
 "$vmr" analyze -q -f tsv "$tmp/s1" >"$tmp/s1.an"; rc=$?
 mc=$(awk -F'\t' '$1=="summary" && $3=="memcg_reclaims" {print $4}' "$tmp/s1.an")
 check "analyze: as many memcg reclaims as begin events ($mc)" test "$mc" = "$(n 'mm_vmscan_memcg_reclaim_begin:')" -a $rc -eq 0
+
+# --- the records kept past the agent's budget --------------------------------
+# While the workload runs the agent keeps the task and kswapd instances'
+# sub-buffers and bridges them after it, up to a budget; past it it
+# bridges what it kept and goes on live. With a budget of 16 sub-buffers
+# spent early: every record once, none lost, in time order.
+VMREPLAY_AGENT_DEFER_BYTES=65536 "$vmr" capture -o "$tmp/s9" --limit 32M --swappiness 100 -- "$tmp/job.sh" \
+    >"$tmp/s9.log" 2>&1 &
+cap=$!
+mine="$mine $cap"
+wait $cap; rc=$?
+check "a spent budget: exit 0, 0 discarded, every record read bridged" \
+    sh -c "[ $rc -eq 0 ] && grep -q 'discarded events: 0 (LTTng), 0 (ftrace)' '$tmp/s9.log' &&
+           ! grep -q 'records read from the ring buffers' '$tmp/s9.log'"
+babeltrace2 "$tmp/s9/kernel" >"$tmp/s9.txt" 2>/dev/null
+nb=$(sed -n 's/.*; \([0-9]*\) kernel events bridged.*/\1/p' "$tmp/s9.log")
+check "a spent budget: the kernel trace holds every bridged record ($nb)" test "$(wc -l <"$tmp/s9.txt")" = "$nb"
+check "a spent budget: no record twice" test -z "$(sed 's/ (+[^)]*)//' "$tmp/s9.txt" | sort | uniq -d | head -1)"
+f1=$(grep -c 'x86_exceptions_page_fault_user:' "$tmp/s1.txt"); f9=$(grep -c 'x86_exceptions_page_fault_user:' "$tmp/s9.txt")
+check "a spent budget: the same job's faults as the first capture's, within 20 % ($f9, $f1)" \
+    test $((f9 * 10)) -ge $((f1 * 8)) -a $((f9 * 10)) -le $((f1 * 12))
+restored "after a capture past the agent's budget"
 
 # --- the workload killed with SIGKILL ---------------------------------------
 # wait_cgroup: the pid of a task of the capture's cgroup (the workload)
