@@ -220,27 +220,29 @@ wait_workload() {
         sleep 0.1
     done
 }
+# While it runs: the kswapd instance takes the kswapd threads' events by
+# pid, with no per-event filter (a filter there recorded each of the
+# workload's own reclaim events once more and then discarded it); the
+# filtered events of any task are in the "other" one.  Read at once: the
+# workload is soon killed by the memcg's OOM killer (48 MiB in 32).
+kswapds=$(for p in /proc/[0-9]*; do
+    case $(cat $p/comm 2>/dev/null) in kswapd*) [ -n "$(tr -d '\0' <$p/cmdline 2>/dev/null)" ] || echo "${p##*/}" ;; esac
+done | sort -n | tr '\n' ' ')
 "$vmr" capture -q -o "$tmp/s2" --limit 32M --swappiness 60 -- $noleak "$wl/anon-storm" -t 2 -m 48 -n 0 -d 30 \
     >"$tmp/s2.log" 2>&1 &
 cap=$!
 mine="$mine $cap"
 w=$(wait_workload $cap)
+ti=/sys/kernel/tracing/instances/vmreplay-$cap
+ks_pids=$(tr ' ' '\n' <$ti-kswapd/set_event_pid 2>/dev/null | grep . | sort -n | tr '\n' ' ')
+ks_filters=$(cat $ti-kswapd/events/vmscan/*/filter 2>/dev/null | grep -vc '^none$')
+insts=$(ls -d $ti-task $ti-kswapd $ti-other $ti-block 2>/dev/null | wc -l)
 check "SIGKILL: the workload runs in the capture's cgroup" test -n "$w"
-sleep 0.5
-# While it runs: the kswapd instance takes the kswapd threads' events by
-# pid, with no per-event filter (a filter there recorded each of the
-# workload's own reclaim events once more and then discarded it); the
-# filtered events of any task are in the "other" one.
-ki=/sys/kernel/tracing/instances/vmreplay-$cap-kswapd
-kswapds=$(for p in /proc/[0-9]*; do
-    case $(cat $p/comm 2>/dev/null) in kswapd*) [ -n "$(tr -d '\0' <$p/cmdline 2>/dev/null)" ] || echo "${p##*/}" ;; esac
-done | sort -n | tr '\n' ' ')
 check "the kswapd instance follows the kswapd threads ($kswapds) by set_event_pid" \
-    test -n "$kswapds" -a "$(tr ' ' '\n' <$ki/set_event_pid 2>/dev/null | grep . | sort -n | tr '\n' ' ')" = "$kswapds"
-check "no event of the kswapd instance has a filter" \
-    sh -c "[ -d '$ki' ] && ! grep -lv '^none\$' '$ki'/events/vmscan/*/filter 2>/dev/null | grep -q ."
-check "the other instance exists beside task, kswapd and block" \
-    test -d /sys/kernel/tracing/instances/vmreplay-$cap-other -a -d /sys/kernel/tracing/instances/vmreplay-$cap-block
+    test -n "$kswapds" -a "$ks_pids" = "$kswapds"
+check "no event of the kswapd instance has a filter" test "$ks_filters" = 0
+check "the task, kswapd, other and block instances exist" test "$insts" = 4
+sleep 0.5
 [ -n "$w" ] && kill -KILL "$w"
 wait $cap; rc=$?
 check "SIGKILL: the capture ends with the workload's status (137, got $rc)" test $rc -eq 137
