@@ -37,8 +37,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <poll.h>
 #include <dirent.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -391,7 +391,7 @@ struct inst {
 	void *page;
 	int page_size;
 	/* Bridged after the workload (the task and kswapd instances): the
-	 * sub-buffers read while it ran, in the order read (inst_defer). */
+	 * sub-buffers read while it ran, in the order read (inst_keep). */
 	int defer;
 	struct kept_page { struct kept_page *next; int cpu; char data[]; } *kept, **kept_tail;
 };
@@ -408,8 +408,8 @@ static uint64_t bridged;
  * agent only keeps the task and kswapd instances' sub-buffers and does
  * what cannot wait (live_record: a task's thread group from /proc while
  * it exists, a new process's maps); it bridges them when the workload has
- * ended.  Up to DEFER_MAX_BYTES, or an eighth of the memory available at
- * the start; past that it bridges what it kept and goes on live. */
+ * ended.  Up to an eighth of the memory available at the start, and at
+ * most DEFER_MAX_BYTES; past that it bridges what it kept and goes on live. */
 #define DEFER_MAX_BYTES (1ull << 30)
 static uint64_t defer_budget, defer_used;
 static int bridge_live_only;    /* on_record: the bookkeeping only, no event */
@@ -656,7 +656,9 @@ static void each_record(struct kbuffer *kbuf, int cpu, struct inst *in, int live
 /* Bridges the sub-buffers IN kept, in the order read, and frees them. */
 static void inst_bridge_kept(struct inst *in)
 {
-	static struct kbuffer *kbuf;        /* tep_kbuffer allocates one a call */
+	/* tep_kbuffer allocates one a call; not the drain's, which holds the
+	 * sub-buffer being read when inst_keep's budget runs out */
+	static struct kbuffer *kbuf;
 	if (!kbuf && !(kbuf = tep_kbuffer(tep)))
 		die("out of memory");
 	bridge_replaying = 1;
