@@ -13,6 +13,11 @@
  *   instance "<prefix>-task"   events that fire in the workload's context,
  *                              filtered to its tasks by set_event_pid with
  *                              event-fork (children join automatically)
+ *   instance "<prefix>-proc"   the workload's forks, execs and new tasks,
+ *                              filtered as the task one; the agent sleeps
+ *                              in poll() on it (a new process's maps are
+ *                              read at once, its thread group known before
+ *                              its first record is read)
  *   instance "<prefix>-kswapd" kswapd's own reclaim events, filtered to the
  *                              kswapd threads by set_event_pid (a pid test
  *                              before the record is written: the workload's
@@ -65,7 +70,15 @@
 
 #define PROG "vmreplay-capture-agent"
 #define CLONE_THREAD_FLAG 0x00010000ull
-#define DRAIN_MS 10
+/* How often the agent reads the instances that are not polled for each
+ * record (every DRAIN_MS, and the task and kswapd ones also when a CPU's
+ * buffer is DRAIN_PERCENT full).  Waking an idle CPU costs this 2-CPU VM
+ * more than the work done awake: an uncaptured mix with a loop beside it
+ * that spins 20 us every 10 ms ran 16 % longer, one that spins 10 ms every
+ * 100 ms 9 % (traces/PERTURBATION.md); the agent woke every 10 ms. */
+#define DRAIN_MS 100
+#define DRAIN_PERCENT "25"
+#define PROC_BUFFER_KB 1024
 #define BLOCK_BUFFER_KB 1024
 
 static volatile sig_atomic_t stop_requested;
@@ -276,7 +289,7 @@ enum bridge_kind {
 
 /* Where an event is read from: 'T' the task instance, 'K' the kswapd one,
  * 'O' the other one (any task, filtered), 'B' the block one (not
- * re-emitted: the device latencies, blk_latency.h). */
+ * re-emitted: the device latencies, blk_latency.h), 'P' the proc one. */
 struct bridge_spec {
 	enum bridge_kind kind;
 	const char *system, *event;
@@ -324,10 +337,10 @@ static const struct bridge_spec specs[] = {
 	  "behavior == 4 || behavior == 14 || behavior == 15 || behavior == 22 || behavior == 23 || "
 	  "behavior == 24" },
 	{ B_MADVISE_EXIT, "syscalls", "sys_exit_madvise", 'T', 0, { "ret" }, 0 },
-	{ B_FORK, "sched", "sched_process_fork", 'T', 1, { "parent_pid", "child_pid" }, 0 },
-	{ B_EXEC, "sched", "sched_process_exec", 'T', 1, { "pid", "old_pid" }, 0 },
+	{ B_FORK, "sched", "sched_process_fork", 'P', 1, { "parent_pid", "child_pid" }, 0 },
+	{ B_EXEC, "sched", "sched_process_exec", 'P', 1, { "pid", "old_pid" }, 0 },
 	{ B_EXIT, "sched", "sched_process_exit", 'T', 1, { "pid", "prio" }, 0 },
-	{ B_NEWTASK, "task", "task_newtask", 'T', 0, { "pid", "clone_flags" }, 0 },
+	{ B_NEWTASK, "task", "task_newtask", 'P', 0, { "pid", "clone_flags" }, 0 },
 	/* kswapd's context (global reclaim of the node: not the workload's
 	 * tasks, but the kswapd side of the reclaim it causes or suffers). */
 	{ B_KSWAPD_WAKE, "vmscan", "mm_vmscan_kswapd_wake", 'K', 1, { "nid", "zid", "order" }, 0 },
@@ -386,6 +399,7 @@ struct inst {
 	 * them at every drain, as tracefs_iterate_raw_events does, cost the
 	 * agent 40 ms of CPU a second with nothing to read) */
 	struct tracefs_cpu **cpu;
+	int *poll_fd;               /* trace_pipe_raw again, for poll() (-1: none) */
 	int nr_cpus;
 	int next_cpu;               /* where the next drain starts */
 	void *page;
@@ -399,16 +413,18 @@ struct inst {
 static struct tep_handle *tep;
 static struct inst inst_task = { .where = 'T' }, inst_kswapd = { .where = 'K' };
 static struct inst inst_other = { .where = 'O' }, inst_block = { .where = 'B' };
+static struct inst inst_proc = { .where = 'P' };
 static uint64_t bridged;
 /* Bridging a record costs the agent about 1 us (the field reads, the
  * LTTng-UST emit), 0.2 s of CPU in a 2 s capture of 200,000 events, and
  * CPU time anywhere on this machine slows a workload that lives in the
  * kernel: a 10 %-duty spin loop beside an uncaptured swap-heavy run made
  * it 14 % slower (traces/PERTURBATION.md).  So while the workload runs the
- * agent only keeps the task and kswapd instances' sub-buffers and does
- * what cannot wait (live_record: a task's thread group from /proc while
- * it exists, a new process's maps); it bridges them when the workload has
- * ended.  Up to an eighth of the memory available at the start, and at
+ * agent only keeps the task, kswapd and proc instances' sub-buffers and
+ * does what cannot wait (live_record, the proc instance's records: the
+ * thread groups of new tasks, which the task instance's records are
+ * bridged with after the tasks may have gone, and a new process's maps);
+ * it bridges them when the workload has ended.  Up to an eighth of the memory available at the start, and at
  * most DEFER_MAX_BYTES; past that it bridges what it kept and goes on live. */
 #define DEFER_MAX_BYTES (1ull << 30)
 static uint64_t defer_budget, defer_used;
@@ -620,19 +636,12 @@ static void on_record(struct tep_event *ev, struct tep_record *rec, int cpu, voi
 	bridged++;
 }
 
-/* A record kept for after the workload: what must be done now. */
+/* A proc record kept for after the workload: its bookkeeping now. */
 static void live_record(struct tep_event *ev, struct tep_record *rec, int cpu, struct inst *in)
 {
-	if (ev->id < 0 || ev->id > in->max_id || !in->by_id[ev->id].spec)
-		return;
-	enum bridge_kind kind = in->by_id[ev->id].spec->kind;
-	if (kind == B_NEWTASK || kind == B_FORK || kind == B_EXEC) {
-		bridge_live_only = 1;
-		on_record(ev, rec, cpu, in);
-		bridge_live_only = 0;
-	} else {
-		tgid_of(tep_data_pid(tep, rec), rec->ts);
-	}
+	bridge_live_only = 1;
+	on_record(ev, rec, cpu, in);
+	bridge_live_only = 0;
 }
 
 /* The records of the sub-buffer in KBUF (loaded), each to LIVE_ONLY's
@@ -936,6 +945,49 @@ static void inst_open_cpus(struct inst *in)
 	in->kept_tail = &in->kept;
 }
 
+/* Opens IN's per-CPU trace_pipe_raw once more each, for poll(): readable
+ * when a CPU's buffer is PERCENT full, "0" as soon as it holds a record
+ * (the instance's buffer_percent; libtracefs 1.6 does not show the fd of
+ * a tracefs_cpu). */
+static void inst_open_poll(struct inst *in, const char *percent)
+{
+	if (!in->cpu)
+		return;
+	inst_write(in, "buffer_percent", percent);
+	if (!(in->poll_fd = malloc((size_t)in->nr_cpus * sizeof(*in->poll_fd))))
+		die("out of memory");
+	for (int c = 0; c < in->nr_cpus; c++) {
+		char file[64];
+		in->poll_fd[c] = -1;
+		if (!in->cpu[c])
+			continue;
+		snprintf(file, sizeof(file), "per_cpu/cpu%d/trace_pipe_raw", c);
+		char *path = tracefs_instance_get_file(in->ti, file);
+		if (!path || (in->poll_fd[c] = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) < 0)
+			die("cannot open %s: %s", path ? path : file, strerror(errno));
+		tracefs_put_tracing_file(path);
+	}
+}
+
+/* Whether poll() found one of IN's buffers readable (P, N: its fds). */
+static int inst_polled(const struct inst *in, const struct pollfd *p, int n)
+{
+	for (int i = 0; in->poll_fd && i < n; i++)
+		for (int c = 0; c < in->nr_cpus; c++)
+			if (p[i].fd == in->poll_fd[c] && (p[i].revents & POLLIN))
+				return 1;
+	return 0;
+}
+
+/* Adds IN's poll fds to P (N so far); the new N. */
+static int inst_poll_fds(struct inst *in, struct pollfd *p, int n)
+{
+	for (int c = 0; in->poll_fd && c < in->nr_cpus; c++)
+		if (in->poll_fd[c] >= 0)
+			p[n++] = (struct pollfd){ .fd = in->poll_fd[c], .events = POLLIN };
+	return n;
+}
+
 /* Every record the instance's buffers hold now, oldest first per CPU
  * (read() of trace_pipe_raw hands over a sub-buffer, partly filled or
  * whole, until none is left). */
@@ -964,7 +1016,11 @@ static void inst_drain(struct inst *in, int bounded)
 			if (missed)     /* < 0: an unknown count, at least one */
 				in->missed += missed > 0 ? (uint64_t)missed : 1;
 			if (bounded && in->defer && inst_keep(in, c) == 0) {
-				each_record(kbuf, c, in, 1);
+				/* the task and kswapd records need nothing now:
+				 * their tasks' thread groups are known from the
+				 * proc records, read first at every wake-up */
+				if (in->where == 'P')
+					each_record(kbuf, c, in, 1);
 				continue;
 			}
 			each_record(kbuf, c, in, 0);
@@ -974,9 +1030,14 @@ static void inst_drain(struct inst *in, int bounded)
 
 static void inst_destroy(struct inst *in)
 {
-	for (int c = 0; in->cpu && c < in->nr_cpus; c++)
+	for (int c = 0; in->cpu && c < in->nr_cpus; c++) {
 		if (in->cpu[c])
 			tracefs_cpu_close(in->cpu[c]);
+		if (in->poll_fd && in->poll_fd[c] >= 0)
+			close(in->poll_fd[c]);
+	}
+	free(in->poll_fd);
+	in->poll_fd = NULL;
 	free(in->cpu);
 	free(in->page);
 	in->cpu = NULL;
@@ -1656,6 +1717,7 @@ int main(int argc, char **argv)
 	inst_create(&inst_task, "task", opt.buffer_kb);
 	inst_create(&inst_kswapd, "kswapd", opt.buffer_kb);
 	inst_create(&inst_other, "other", opt.buffer_kb);
+	inst_create(&inst_proc, "proc", PROC_BUFFER_KB);
 	/* A request makes two records of 64 bytes; a disk completes some
 	 * thousands a second, and the agent reads every DRAIN_MS. */
 	inst_create(&inst_block, "block", BLOCK_BUFFER_KB);
@@ -1670,14 +1732,16 @@ int main(int argc, char **argv)
 		if ((sp->kind == B_MEMCG_FLUSH && !memcg_flush) || (sp->kind == B_RSTAT_LOCKED && memcg_flush))
 			continue;
 		inst_enable(sp->where == 'T' ? &inst_task : sp->where == 'K' ? &inst_kswapd :
-			    sp->where == 'O' ? &inst_other : &inst_block, sp);
+			    sp->where == 'O' ? &inst_other : sp->where == 'P' ? &inst_proc : &inst_block, sp);
 	}
 	setup_blk_latency();
 	/* Only the workload's tasks, and every task they create. */
 	inst_write(&inst_task, "options/event-fork", "1");
+	inst_write(&inst_proc, "options/event-fork", "1");
 	char pidbuf[32];
 	snprintf(pidbuf, sizeof(pidbuf), "%d", opt.root_pid);
 	inst_write(&inst_task, "set_event_pid", pidbuf);
+	inst_write(&inst_proc, "set_event_pid", pidbuf);
 	/* Only the kswapd threads (an empty list would be every task). */
 	char kswapds[256];
 	if (kswapd_pids(kswapds, sizeof(kswapds)) == 0) {
@@ -1690,6 +1754,10 @@ int main(int argc, char **argv)
 	inst_open_cpus(&inst_kswapd);
 	inst_open_cpus(&inst_other);
 	inst_open_cpus(&inst_block);
+	inst_open_cpus(&inst_proc);
+	inst_open_poll(&inst_proc, "0");
+	inst_open_poll(&inst_task, DRAIN_PERCENT);
+	inst_open_poll(&inst_kswapd, DRAIN_PERCENT);
 	/* bridged after the workload, within an eighth of what is free */
 	char *mi = read_file("/proc/meminfo", NULL), *ma = mi ? strstr(mi, "MemAvailable:") : NULL;
 	defer_budget = ma ? strtoull(ma + 13, NULL, 10) * 1024 / 8 : 0;
@@ -1700,7 +1768,7 @@ int main(int argc, char **argv)
 	const char *db = getenv("VMREPLAY_AGENT_DEFER_BYTES");
 	if (db && *db)
 		defer_budget = strtoull(db, NULL, 10);
-	inst_task.defer = inst_kswapd.defer = 1;
+	inst_task.defer = inst_kswapd.defer = inst_proc.defer = 1;
 
 	status("armed");
 	char line[64];
@@ -1712,6 +1780,7 @@ int main(int argc, char **argv)
 		inst_destroy(&inst_kswapd);
 		inst_destroy(&inst_other);
 		inst_destroy(&inst_block);
+		inst_destroy(&inst_proc);
 		status("done 0 0");
 		return 0;
 	}
@@ -1720,6 +1789,7 @@ int main(int argc, char **argv)
 	/* before the workload runs: its faults register its regions */
 	pte_young_start(opt.root_pid, opt.young_ms);
 	snapshot(1);
+	tracefs_trace_on(inst_proc.ti);
 	tracefs_trace_on(inst_task.ti);
 	if (inst_kswapd.ti)
 		tracefs_trace_on(inst_kswapd.ti);
@@ -1728,22 +1798,39 @@ int main(int argc, char **argv)
 	uint64_t cpu0 = cpu_time_us();
 	status("ready");
 
-	uint64_t next = now_mono() + opt.period_ms * 1000000ull;
-	uint64_t next_stat = now_mono() + opt.stat_period_ms * 1000000ull;
-	uint64_t next_sd = now_mono() + opt.soft_dirty_ms * 1000000ull;
+	uint64_t now = now_mono();
+	uint64_t next = now + opt.period_ms * 1000000ull;
+	uint64_t next_stat = now + opt.stat_period_ms * 1000000ull;
+	uint64_t next_sd = now + opt.soft_dirty_ms * 1000000ull;
 	uint64_t young_period = pte_young_period_ms() * 1000000ull;
-	uint64_t next_young = now_mono() + young_period;
+	uint64_t next_young = now + young_period;
+	uint64_t next_drain = now + DRAIN_MS * 1000000ull;
+	struct pollfd *pfd = calloc((size_t)(1 + 3 * sysconf(_SC_NPROCESSORS_CONF)), sizeof(*pfd));
+	if (!pfd)
+		die("out of memory");
+	int npfd = 0;
+	r = 0;
 	while (!stop_requested) {
-		inst_drain(&inst_task, 1);
-		inst_drain(&inst_kswapd, 1);
-		inst_drain(&inst_other, 1);
-		inst_drain(&inst_block, 1);
+		/* The proc records first: the thread groups the others need. */
+		inst_drain(&inst_proc, 1);
+		now = now_mono();
+		int all = now >= next_drain;
+		if (all)
+			next_drain = now + DRAIN_MS * 1000000ull;
+		if (all || inst_polled(&inst_task, pfd, npfd))
+			inst_drain(&inst_task, 1);
+		if (all || inst_polled(&inst_kswapd, pfd, npfd))
+			inst_drain(&inst_kswapd, 1);
+		if (all) {
+			inst_drain(&inst_other, 1);
+			inst_drain(&inst_block, 1);
+		}
 		if (nr_maps_dirty) {
 			for (size_t i = 0; i < nr_maps_dirty; i++)
 				snap_maps(maps_dirty[i]);
 			nr_maps_dirty = 0;
 		}
-		uint64_t now = now_mono();
+		now = now_mono();
 		if (now >= next) {
 			int stat = now >= next_stat;
 			snapshot(stat);
@@ -1762,12 +1849,30 @@ int main(int argc, char **argv)
 			pte_young_poll();
 			next_young = now + young_period;
 		}
-		/* An exec's maps are read within DRAIN_MS of it (before the
-		 * program maps much); the buffers are read as often. */
-		r = read_control(line, sizeof(line), DRAIN_MS);
-		if (r < 0 || (r > 0 && strncmp(line, "stop", 4) == 0))
-			break;
+		/* Asleep until the front end writes, a proc record arrives, a
+		 * task or kswapd buffer fills to DRAIN_PERCENT, or the next of
+		 * the periodic jobs is due. */
+		uint64_t wake = next_drain < next ? next_drain : next;
+		if (opt.soft_dirty_ms && next_sd < wake)
+			wake = next_sd;
+		if (young_period && next_young < wake)
+			wake = next_young;
+		now = now_mono();
+		npfd = 0;
+		pfd[npfd++] = (struct pollfd){ .fd = 0, .events = POLLIN };
+		npfd = inst_poll_fds(&inst_proc, pfd, npfd);
+		npfd = inst_poll_fds(&inst_task, pfd, npfd);
+		npfd = inst_poll_fds(&inst_kswapd, pfd, npfd);
+		int ms = wake > now ? (int)((wake - now + 999999) / 1000000) : 0;
+		if (poll(pfd, (nfds_t)npfd, ms) <= 0)
+			npfd = 0;
+		else if (pfd[0].revents & (POLLIN | POLLHUP | POLLERR)) {
+			r = read_control(line, sizeof(line), 0);
+			if (r < 0 || (r > 0 && strncmp(line, "stop", 4) == 0))
+				break;
+		}
 	}
+	free(pfd);
 	/* What the agent took of the CPUs the workload ran on. */
 	uint64_t cpu_us = cpu_time_us() - cpu0;
 	/* "stop STATUS ELAPSED_NS": how the workload ended, for capture_end. */
@@ -1776,11 +1881,15 @@ int main(int argc, char **argv)
 	if (r > 0 && sscanf(line, "stop %d %llu", &wl_status, &elapsed) < 1)
 		wl_status = -1;
 
+	tracefs_trace_off(inst_proc.ti);
 	tracefs_trace_off(inst_task.ti);
 	if (inst_kswapd.ti)
 		tracefs_trace_off(inst_kswapd.ti);
 	tracefs_trace_off(inst_other.ti);
 	tracefs_trace_off(inst_block.ti);
+	/* every proc record's bookkeeping before the records it serves */
+	inst_bridge_kept(&inst_proc);
+	inst_drain(&inst_proc, 0);
 	inst_bridge_kept(&inst_task);
 	inst_bridge_kept(&inst_kswapd);
 	inst_drain(&inst_task, 0);
@@ -1789,7 +1898,8 @@ int main(int argc, char **argv)
 	inst_drain(&inst_block, 0);
 	pte_young_stop();
 	uint64_t read = inst_read_events(&inst_task) + inst_read_events(&inst_kswapd) +
-			inst_read_events(&inst_other) + inst_read_events(&inst_block);
+			inst_read_events(&inst_other) + inst_read_events(&inst_block) +
+			inst_read_events(&inst_proc);
 	if (read != records_bridged)
 		fprintf(stderr, PROG ": warning: %llu records read from the ring buffers, %llu bridged\n",
 			(unsigned long long)read, (unsigned long long)records_bridged);
@@ -1797,8 +1907,9 @@ int main(int argc, char **argv)
 	emit_device_latency();
 	struct vmrc_end e = { 0 };
 	uint64_t lost = inst_lost(&inst_task) + inst_lost(&inst_kswapd) + inst_lost(&inst_other) +
-			inst_lost(&inst_block);
-	uint64_t missed = inst_task.missed + inst_kswapd.missed + inst_other.missed + inst_block.missed;
+			inst_lost(&inst_block) + inst_lost(&inst_proc);
+	uint64_t missed = inst_task.missed + inst_kswapd.missed + inst_other.missed + inst_block.missed +
+			  inst_proc.missed;
 	e.ftrace_lost = lost > missed ? lost : missed;
 	e.bridged = bridged;
 	e.workload_status = wl_status;
@@ -1808,6 +1919,7 @@ int main(int argc, char **argv)
 	inst_destroy(&inst_kswapd);
 	inst_destroy(&inst_other);
 	inst_destroy(&inst_block);
+	inst_destroy(&inst_proc);
 	blk_latency_free(blk);
 	tep_free(tep);
 	status("done %llu %llu %llu", (unsigned long long)e.ftrace_lost, (unsigned long long)bridged,

@@ -838,7 +838,7 @@ static int start_agent(struct capture *c)
 	argv[n] = NULL;
 
 	/* The tracefs instances are journalled before the agent makes them. */
-	static const char *const instances[] = { "task", "kswapd", "other", "block" };
+	static const char *const instances[] = { "task", "kswapd", "other", "block", "proc" };
 	for (size_t i = 0; i < sizeof(instances) / sizeof(instances[0]); i++) {
 		char inst[128];
 		snprintf(inst, sizeof(inst), "%s-%s", c->prefix, instances[i]);

@@ -237,12 +237,19 @@ ti=/sys/kernel/tracing/instances/vmreplay-$cap
 ks_pids=$(tr ' ' '\n' <$ti-kswapd/set_event_pid 2>/dev/null | grep . | sort -n | tr '\n' ' ')
 ks_filters=missing
 [ -d $ti-kswapd ] && ks_filters=$(cat $ti-kswapd/events/vmscan/*/filter 2>/dev/null | grep -vc '^none$')
-insts=$(ls -d $ti-task $ti-kswapd $ti-other $ti-block 2>/dev/null | wc -l)
+insts=$(ls -d $ti-task $ti-kswapd $ti-other $ti-block $ti-proc 2>/dev/null | wc -l)
+proc_pct=$(cat $ti-proc/buffer_percent 2>/dev/null || echo missing)
+task_pct=$(cat $ti-task/buffer_percent 2>/dev/null || echo missing)
+proc_events=$(cd $ti-proc/events 2>/dev/null && grep -l 1 sched/*/enable task/*/enable 2>/dev/null | sed 's,/enable,,' | sort | tr '\n' ' ')
 check "SIGKILL: the workload runs in the capture's cgroup" test -n "$w"
 check "the kswapd instance follows the kswapd threads ($kswapds) by set_event_pid" \
     test -n "$kswapds" -a "$ks_pids" = "$kswapds"
 check "no event of the kswapd instance has a filter" test "$ks_filters" = 0
-check "the task, kswapd, other and block instances exist" test "$insts" = 4
+check "the task, kswapd, other, block and proc instances exist" test "$insts" = 5
+check "the proc instance wakes the agent at its first record (buffer_percent 0)" test "$proc_pct" = 0
+check "the task instance wakes it a quarter full (buffer_percent 25)" test "$task_pct" = 25
+check "the proc instance records forks, execs and new tasks ($proc_events)" \
+    test "$proc_events" = "sched/sched_process_exec sched/sched_process_fork task/task_newtask "
 sleep 0.5
 [ -n "$w" ] && kill -KILL "$w"
 wait $cap; rc=$?
