@@ -931,7 +931,7 @@ static int drop_exec_inputs(struct capture *c)
  * and reads their pages back, charged to its own memcg; the workload
  * would then find them cached where, uncaptured, it reads and charges
  * them itself (6.18 churn: 32 pages in its memcg at the exec where
- * --no-trace had 82; `lttng --version` found all 194 pages of its
+ * --no-trace had 76-82; `lttng --version` found all 194 pages of its
  * executable cached).  What a running process maps stays
  * (mapping_evict_folio skips a mapped folio), in both modes alike.
  * The session's metadata keeps the first drop's list and page-cache

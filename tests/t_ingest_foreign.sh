@@ -2,10 +2,11 @@
 # An instrumented process outside the capture's process tree is not the
 # workload: the capture's LTTng session records the vmreplay:* events of
 # every instrumented process of its user, and tests/data/foreign-ust (the
-# 6.18 session mix-sw100-2 of 2026-12-02) holds a test's anon-storm (pid 27071, 3 threads x 500
-# anon_access of 2 pages, 8.6 s into the session) beside python3's kernel
-# events (root pid 26652).  Ingest drops that stream and makes the demand
-# from the kernel's events, as for the session's two other captures.
+# 6.18 session mix-sw100-2 of 2026-12-02) holds a test's anon-storm (pid
+# 27071, 3 threads x 500 anon_access of 2 pages, 8.6 s into the session)
+# beside python3's kernel events (root pid 26652).  Ingest drops that
+# stream and makes the demand from the kernel's events, as for a capture
+# with no foreign process.
 # Usage: tests/t_ingest_foreign.sh BUILD   (from the repository root)
 . "$(dirname "$0")/tap.sh"
 tap_scratch "${1:-build}"
