@@ -1219,14 +1219,19 @@ static void kernel_mode_faults(void **state)
 }
 
 /* The accessed-bit sampler's observations (vmreplay_capture:pte_young):
- * each a LOAD of a page the trace has resident, at the poll's time,
- * resolved as a fault there would be, and no fault.  Process 7 faults
- * anonymous pages 0x10 (a store) and 0x11 and file page 1 of /lib/x
- * through its private mapping at 0x50000.  The polls see 0x10000 at
- * 3000 and 4000 (two LOADs of page 0x10), 0x12000 (never faulted: no
- * page invented) and 0x51000 (no anonymous copy: the file page): 4
- * observations, 3 pages referenced, 1 the trace never had; 3 faults +
- * 3 LOADs = 6 accesses. */
+ * each a LOAD of a page the trace has resident, resolved as a fault there
+ * would be, and no fault, placed back from its poll by the hash of its
+ * page and poll modulo the poll period (kdemand.c's place_young).
+ * Process 7 faults anonymous pages 0x10 (a store) and 0x11 and file page
+ * 1 of /lib/x through its private mapping at 0x50000.  The polls (every
+ * 100 ms) see 0x10000 at 200 and 300 ms (two LOADs of page 0x10),
+ * 0x12000 (never faulted: no page invented) and 0x51000 (no anonymous
+ * copy: the file page): 4 observations, 3 pages referenced, 1 the trace
+ * never had; 3 faults + 3 LOADs = 6 accesses.  The hashes (splitmix64's
+ * finalizer of addr * 0x9E3779B97F4A7C15 ^ kts * 0xC2B2AE3D27D4EB4F ^
+ * pid, computed by hand) move 0x10000 at 200 ms back 607,753 ns, 0x51000
+ * at 200 ms 19,416,615 ns and 0x10000 at 300 ms 92,942,205 ns: the file
+ * page's LOAD comes first. */
 static void pte_young_observations(void **state)
 {
 	(void)state;
@@ -1254,13 +1259,13 @@ static void pte_young_observations(void **state)
 		u64(&c.ev, faults[i].addr); u64(&c.ev, 0x400000); u8(&c.ev, faults[i].ec);
 	}
 	static const struct { uint64_t ts, addr; } young[] = {
-		{ 3000, 0x10000 }, { 3000, 0x12000 }, { 3000, 0x51000 }, { 4000, 0x10000 },
+		{ 200000000, 0x10000 }, { 200000000, 0x12000 }, { 200000000, 0x51000 }, { 300000000, 0x10000 },
 	};
 	for (int i = 0; i < 4; i++) {
 		ev(&c, Y, young[i].ts + 50);            /* re-emitted a little later */
 		u64(&c.ev, young[i].ts); i32(&c.ev, 7); u64(&c.ev, young[i].addr); u32(&c.ev, 4096);
 	}
-	ev(&c, YS, 5000);
+	ev(&c, YS, 400000000);
 	u32(&c.ev, 100); u64(&c.ev, 2); u64(&c.ev, 4); u64(&c.ev, 0); u64(&c.ev, 0);
 	u64(&c.ev, 1); u64(&c.ev, 0); u64(&c.ev, 1000); str(&c.ev, "on: test");
 	ctf_end(&c);
@@ -1275,27 +1280,33 @@ static void pte_young_observations(void **state)
 			    "poll every 100 ms, 2 polls, 0 lost, 0 resets; sampler on: test");
 	assert_int_equal(v.hdr->nr_accesses, 6);
 	assert_int_equal(v.hdr->nr_pages, 3);
-	/* the stream: STORE 0x10, LOAD 0x11, LOAD file 1, then the polls'
-	 * LOADs of 0x10, file 1 (at 3000) and 0x10 (at 4000) */
-	unsigned ops[8], n = 0;
-	uint32_t pg[8];
-	int file[8];
-	for (uint64_t i = 0; i < v.tasks[0].nr_recs && n < 8; i++) {
-		struct vmr_rec r = v.recs[v.tasks[0].first_rec + i];
+	/* the stream: STORE 0x10, LOAD 0x11, LOAD file 1 (the faults), then
+	 * the polls' LOADs of file 1, 0x10 and 0x10, at their placed times */
+	static const struct { unsigned op; int file, same_as; uint64_t ts; } want[] = {
+		{ VMR_OP_STORE, 0, -1, 2000 }, { VMR_OP_LOAD, 0, -1, 2100 }, { VMR_OP_LOAD, 1, -1, 2200 },
+		{ VMR_OP_LOAD, 1, 2, 200000000 - 19416615 }, { VMR_OP_LOAD, 0, 0, 200000000 - 607753 },
+		{ VMR_OP_LOAD, 0, 0, 300000000 - 92942205 },
+	};
+	const struct vmr_task *t = &v.tasks[0];
+	uint32_t pg[6];
+	unsigned n = 0;
+	uint64_t ts = t->begin_ns;
+	for (uint64_t i = 0; i < t->nr_recs; i++) {
+		struct vmr_rec r = v.recs[t->first_rec + i];
+		ts += vmr_rec_delta(r);
 		if (vmr_rec_op(r) == VMR_OP_DELAY)
 			continue;
-		pg[n] = r.page;
-		file[n] = vmr_rec_is_file(r);
-		ops[n++] = vmr_rec_op(r);
+		assert_true(n < 6);
+		assert_int_equal(vmr_rec_op(r), want[n].op);
+		assert_int_equal(vmr_rec_is_file(r), want[n].file);
+		if (want[n].same_as >= 0)
+			assert_int_equal(r.page, pg[want[n].same_as]);
+		if (ts != want[n].ts)
+			fail_msg("record %u at %llu, want %llu", n, (unsigned long long)ts,
+				 (unsigned long long)want[n].ts);
+		pg[n++] = r.page;
 	}
 	assert_int_equal(n, 6);
-	assert_int_equal(ops[0], VMR_OP_STORE);
-	for (int i = 1; i < 6; i++)
-		assert_int_equal(ops[i], VMR_OP_LOAD);
-	assert_int_equal(pg[3], pg[0]);
-	assert_int_equal(pg[5], pg[0]);
-	assert_true(file[2] && file[4] && !file[3]);
-	assert_int_equal(pg[4], pg[2]);
 	vmr_close(&v);
 	unlink(out);
 }

@@ -19,6 +19,8 @@
 #   --out DIR       where the sessions go (default traces/sessions/KERNEL,
 #                   KERNEL being e.g. 6.18-classic or 6.12-mglru)
 #   --build DIR     the build directory (default build)
+#   --capture-opt O an option more for every `vmreplay capture` (repeatable;
+#                   e.g. --capture-opt --young-ms=100)
 #
 # Workloads (none is one of the instrumented workloads of capture/workloads;
 # their demand comes from the kernel's page faults and page-cache events):
@@ -57,7 +59,7 @@
 #   mt-anon   stress-ng --vm 2 workers over 32 MiB, 2000 operations,
 #             limit 16 MiB
 set -eu
-reps=3 kernel="" lru_gen=y out="" build=build
+reps=3 kernel="" lru_gen=y out="" build=build copt=()
 while [ $# -gt 0 ]; do
     case $1 in
     --reps) reps=$2; shift 2 ;;
@@ -65,6 +67,7 @@ while [ $# -gt 0 ]; do
     --lru-gen) lru_gen=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     --build) build=$2; shift 2 ;;
+    --capture-opt) copt+=("$2"); shift 2 ;;
     -h|--help) sed -n '2,/^set -eu/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     --*) echo "sessions.sh: unknown option $1" >&2; exit 2 ;;
     *) break ;;
@@ -143,6 +146,7 @@ for wl in $workloads; do
             if [ -z "$kernel" ] && [ -n "$(warm_of "$wl")" ]; then
                 wopt=() warm=$(command_of "$wl")
             fi
+            wopt+=(${copt[@]+"${copt[@]}"})
             # shellcheck disable=SC2046
             flock "$lock" bash -c '. "$1/traces/workloads.sh" && drop_inputs &&
                 { [ -z "$2" ] || { sync && echo 1 >/proc/sys/vm/drop_caches && $2 >/dev/null 2>&1; }; } &&

@@ -44,8 +44,10 @@
  *      exec_loader_region);
  *  12: MADV_HUGEPAGE / MADV_NOHUGEPAGE advice and the THP faults it
  *      allows (VMR_F_HUGE, kdemand.c thp_fault), META thp_defrag;
- *  13: the kernel's reclaim stalls out of the gaps (ingest_sink_stall). */
-#define INGEST_REVISION 13
+ *  13: the kernel's reclaim stalls out of the gaps (ingest_sink_stall);
+ *  14: pte_young observations spread over their poll interval
+ *      (kdemand.c's place_young). */
+#define INGEST_REVISION 14
 
 /* The hash reads the trace through a buffer small enough to stay in the
  * core's cache: read() copies into it and the hash reads it back, twice

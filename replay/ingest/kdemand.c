@@ -50,6 +50,40 @@ static int cmp_dem(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+/* When a pte_young observation's access was: some time between the
+ * sampler's previous poll and the one that saw the PTE young (the
+ * observation's time), which the capture does not say.  Placed at the
+ * poll, every access came up to a period late, after the replay's own
+ * reclaim had met the page cold and evicted it, and the replay swapped
+ * back in what the trace showed in use (6.18 churn sw100, 2026-12-02:
+ * pswpin 8,514 against the kernel's 6,296).  Each is moved back by a
+ * hash of its page and poll, uniform over the period (polls are at least
+ * a period apart: the agent starts one a period after the last one
+ * started), so the accesses one poll saw spread over the interval they
+ * came in, deterministically.  A page is reported only when it was mapped to
+ * the same frame at both polls (capture/EVENTS.md), so the access never
+ * moves before the fault that mapped it. */
+static void place_young(struct kevents *k)
+{
+	uint64_t period = k->cap.young_period_ms * 1000000ull;
+	if (!k->cap.have_young || !period)
+		return;
+	for (size_t i = 0; i < k->nr_dem; i++) {
+		struct kdem *d = &k->dem[i];
+		if (d->kind != KK_YOUNG)
+			continue;
+		/* splitmix64's finalizer of the page and the poll */
+		uint64_t h = (d->a * 0x9E3779B97F4A7C15ull) ^ (d->ts * 0xC2B2AE3D27D4EB4Full) ^ d->pid;
+		h ^= h >> 30;
+		h *= 0xBF58476D1CE4E5B9ull;
+		h ^= h >> 27;
+		h *= 0x94D049BB133111EBull;
+		h ^= h >> 31;
+		uint64_t back = h % period;
+		d->ts = d->ts > back ? d->ts - back : 0;
+	}
+}
+
 static int cmp_snap(const void *a, const void *b)
 {
 	const struct msnap *x = a, *y = b;
@@ -550,12 +584,10 @@ static int on_madvise_exit(struct walk *w, struct tinfo *t, int64_t ret)
 }
 
 /* A pte_young observation: pages D->a .. +D->b of process D->pid were
- * accessed between the sampler's previous poll and this one (D->ts)
- * without a fault: a LOAD of those the trace already has resident,
- * resolved as a fault at that address would be (fault_region), at the
- * poll's time, the last moment the access can have been (the kernel's
- * check that consumes the bit comes after it: one before would have
- * cleared it).  A PTE of a MAP_PRIVATE file mapping maps the page cache
+ * accessed between the sampler's previous poll and this one without a
+ * fault: a LOAD of those the trace already has resident, resolved as a
+ * fault at that address would be (fault_region), at D->ts, a point of
+ * that interval (place_young).  A PTE of a MAP_PRIVATE file mapping maps the page cache
  * or an anonymous copy: the copy where the trace has one.  Pages the
  * trace never had (mapped by fault-around or fork, never faulted) are
  * counted, not invented. */
@@ -976,6 +1008,7 @@ int kevents_finish(struct kevents *k, struct sink *s)
 			      strcmp(k->cap.thp, "madvise") == 0 ? THP_MADVISE : THP_NEVER;
 		if (expand_damon(k) != 0)
 			goto oom;
+		place_young(k);
 		qsort(k->dem, k->nr_dem, sizeof(*k->dem), cmp_dem);
 		/* exec epochs and maps snapshots in (pid, time) order */
 		w.ex = ex;
