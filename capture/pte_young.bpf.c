@@ -69,6 +69,7 @@ enum pageflags { PG_referenced, PG_active };
 /* arch/x86/include/asm/pgtable_types.h */
 #define _PAGE_PRESENT   (1ull << 0)
 #define _PAGE_ACCESSED  (1ull << 5)
+#define _PAGE_DIRTY     (1ull << 6)
 #define _PAGE_PSE       (1ull << 7)
 #define PTE_PFN_MASK    0x000ffffffffff000ull    /* bits 12..51 */
 #define PMD_PFN_MASK    0x000fffffffe00000ull    /* a 2 MiB frame */
@@ -262,7 +263,7 @@ static __u64 walk_pmd(__u64 pgd, __u64 addr)
 	return (e & _PAGE_PRESENT) ? e : 0;
 }
 
-static void emit(__u64 now, __u32 tgid, __u64 addr, __u32 len)
+static void emit(__u64 now, __u32 tgid, __u64 addr, __u32 len, __u64 entry)
 {
 	struct pte_young_obs *o = bpf_ringbuf_reserve(&observations, sizeof(*o), 0);
 	if (!o) {
@@ -273,6 +274,8 @@ static void emit(__u64 now, __u32 tgid, __u64 addr, __u32 len)
 	o->tgid = tgid;
 	o->len = len;
 	o->addr = addr;
+	o->dirty = !!(entry & _PAGE_DIRTY);
+	o->pad = 0;
 	bpf_ringbuf_submit(o, 0);
 }
 
@@ -334,7 +337,7 @@ static long cmp_pte(__u32 i, void *data)
 			  ((old & young) == young && (cur & young) == young &&
 			   (old & PTE_PFN_MASK) == (cur & PTE_PFN_MASK) &&
 			   (was & FL_KNOWN) && (fl & FL_KNOWN) && was != fl)))
-		emit(c->now, c->tgid, c->base + ((__u64)i << 12), 4096);
+		emit(c->now, c->tgid, c->base + ((__u64)i << 12), 4096, cur);
 	c->r->pte[i] = cur;
 	c->r->flags[i] = fl;
 	return 0;
@@ -356,7 +359,7 @@ static long walk_region(void *map, struct region_key *k, struct region *r, void 
 	}
 	if (pmd & _PAGE_PSE) {          /* a transparent huge page: one bit */
 		if (r->valid && r->table & _PAGE_PSE && young_again(r->table, pmd, PMD_PFN_MASK))
-			emit(now, k->tgid, k->base, 1u << PMD_SHIFT);
+			emit(now, k->tgid, k->base, 1u << PMD_SHIFT, pmd);
 		r->table = pmd;
 		r->valid = 1;
 		return 0;

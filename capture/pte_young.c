@@ -130,7 +130,8 @@ static int on_obs(void *ctx, void *data, size_t len)
 	const struct pte_young_obs *o = data;
 	if (len < sizeof(*o))
 		return 0;
-	lttng_ust_tracepoint(vmreplay_capture, pte_young, o->kts, (int32_t)o->tgid, o->addr, o->len);
+	lttng_ust_tracepoint(vmreplay_capture, pte_young, o->kts, (int32_t)o->tgid, o->addr, o->len,
+			     (uint8_t)o->dirty);
 	sampler.observed++;
 	return 0;
 }

@@ -17,6 +17,8 @@ struct pte_young_obs {
 	__u32 tgid;     /* the thread group whose page table it is */
 	__u32 len;      /* 4096, or 2 MiB for a huge PMD */
 	__u64 addr;     /* the page's (the huge page's) first address */
+	__u32 dirty;    /* the PTE's (PMD's) dirty bit at that poll */
+	__u32 pad;
 };
 
 #endif

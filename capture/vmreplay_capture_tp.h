@@ -201,15 +201,17 @@ LTTNG_UST_TRACEPOINT_EVENT(
 
 /* A PTE of thread group PID whose accessed bit the poll at kts found set
  * and the previous poll clear, with the same frame: LEN bytes (a page,
- * or a huge page's 2 MiB) at ADDR accessed in between. */
+ * or a huge page's 2 MiB) at ADDR accessed in between; DIRTY its dirty
+ * bit then (written since it was mapped or last cleaned). */
 LTTNG_UST_TRACEPOINT_EVENT(
     vmreplay_capture, pte_young,
-    LTTNG_UST_TP_ARGS(uint64_t, kts, int32_t, pid, uint64_t, addr, uint32_t, len),
+    LTTNG_UST_TP_ARGS(uint64_t, kts, int32_t, pid, uint64_t, addr, uint32_t, len, uint8_t, dirty),
     LTTNG_UST_TP_FIELDS(
         lttng_ust_field_integer(uint64_t, kts, kts)
         lttng_ust_field_integer(int32_t, pid, pid)
         lttng_ust_field_integer_hex(uint64_t, addr, addr)
         lttng_ust_field_integer(uint32_t, len, len)
+        lttng_ust_field_integer(uint8_t, dirty, dirty)
     )
 )
 

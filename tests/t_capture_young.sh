@@ -69,15 +69,23 @@ read -r pid base <"$tmp/a"
 counts=$(python3 - "$tmp/s.txt" "$pid" "$base" <<'PY'
 import re, sys
 pid, base = int(sys.argv[2]), int(sys.argv[3], 16)
-s, o = set(), set()
+s, o, dirty, nodirty = set(), set(), 0, 0
 for l in open(sys.argv[1]):
-    m = re.search(r'pte_young: .*pid = (\d+), addr = 0x([0-9A-F]+)', l)
+    m = re.search(r'pte_young: .*pid = (\d+), addr = 0x([0-9A-F]+), len = \d+(, dirty = (\d+))?', l)
     if m and int(m.group(1)) == pid and base <= int(m.group(2), 16) < base + 2048 * 4096:
         i = (int(m.group(2), 16) - base) // 4096
         (s if i % 4 == 0 else o).add(i)
-print(len(s), len(o))
+        if m.group(4) is None:
+            nodirty += 1
+        elif m.group(4) == "1":
+            dirty += 1
+print(len(s), len(o), dirty, nodirty)
 PY
 )
-read -r seen_s seen_other <<<"$counts"
+read -r seen_s seen_other seen_dirty no_dirty <<<"$counts"
 check "no page of A left alone is observed ($seen_other of 1536)" test "$seen_other" -eq 0
 check "the re-read pages of A are ($seen_s of 512)" test "$seen_s" -ge 256
+# A's pages were written at their first touch, so a PTE still mapping
+# that first fault's frame is dirty (a read fault's after a swap-in is not)
+check "every observation has its dirty bit ($no_dirty without)" test "$no_dirty" -eq 0
+check "observations of pages written at their fault are dirty ($seen_dirty)" test "$seen_dirty" -ge 1

@@ -1231,7 +1231,8 @@ static void kernel_mode_faults(void **state)
  * finalizer of addr * 0x9E3779B97F4A7C15 ^ kts * 0xC2B2AE3D27D4EB4F ^
  * pid, computed by hand) move 0x10000 at 200 ms back 607,753 ns, 0x51000
  * at 200 ms 19,416,615 ns and 0x10000 at 300 ms 92,942,205 ns: the file
- * page's LOAD comes first. */
+ * page's LOAD comes first.  The observation at 300 ms found the PTE
+ * dirty: written, a STORE. */
 static void pte_young_observations(void **state)
 {
 	(void)state;
@@ -1242,7 +1243,7 @@ static void pte_young_observations(void **state)
 	ctf_event_class(&c, F, "vmreplay_kernel:x86_exceptions_page_fault_user",
 			KCOMMON "xint64_t _address; xint64_t _ip; uint8_t _error_code;");
 	ctf_event_class(&c, Y, "vmreplay_capture:pte_young",
-			"uint64_t _kts; int32_t _pid; xint64_t _addr; uint32_t _len;");
+			"uint64_t _kts; int32_t _pid; xint64_t _addr; uint32_t _len; uint8_t _dirty;");
 	ctf_event_class(&c, YS, "vmreplay_capture:pte_young_sampler",
 			"uint32_t _period_ms; uint64_t _polls; uint64_t _observed; uint64_t _lost; "
 			"uint64_t _resets; uint64_t _regions; uint64_t _full; uint64_t _poll_ns; string _note;");
@@ -1258,12 +1259,14 @@ static void pte_young_observations(void **state)
 		kcommon(&c, faults[i].ts, 7);
 		u64(&c.ev, faults[i].addr); u64(&c.ev, 0x400000); u8(&c.ev, faults[i].ec);
 	}
-	static const struct { uint64_t ts, addr; } young[] = {
-		{ 200000000, 0x10000 }, { 200000000, 0x12000 }, { 200000000, 0x51000 }, { 300000000, 0x10000 },
+	static const struct { uint64_t ts, addr; uint8_t dirty; } young[] = {
+		{ 200000000, 0x10000, 0 }, { 200000000, 0x12000, 0 }, { 200000000, 0x51000, 0 },
+		{ 300000000, 0x10000, 1 },
 	};
 	for (int i = 0; i < 4; i++) {
 		ev(&c, Y, young[i].ts + 50);            /* re-emitted a little later */
 		u64(&c.ev, young[i].ts); i32(&c.ev, 7); u64(&c.ev, young[i].addr); u32(&c.ev, 4096);
+		u8(&c.ev, young[i].dirty);
 	}
 	ev(&c, YS, 400000000);
 	u32(&c.ev, 100); u64(&c.ev, 2); u64(&c.ev, 4); u64(&c.ev, 0); u64(&c.ev, 0);
@@ -1281,11 +1284,12 @@ static void pte_young_observations(void **state)
 	assert_int_equal(v.hdr->nr_accesses, 6);
 	assert_int_equal(v.hdr->nr_pages, 3);
 	/* the stream: STORE 0x10, LOAD 0x11, LOAD file 1 (the faults), then
-	 * the polls' LOADs of file 1, 0x10 and 0x10, at their placed times */
+	 * the polls' LOADs of file 1 and 0x10 and the STORE of 0x10, at their
+	 * placed times */
 	static const struct { unsigned op; int file, same_as; uint64_t ts; } want[] = {
 		{ VMR_OP_STORE, 0, -1, 2000 }, { VMR_OP_LOAD, 0, -1, 2100 }, { VMR_OP_LOAD, 1, -1, 2200 },
 		{ VMR_OP_LOAD, 1, 2, 200000000 - 19416615 }, { VMR_OP_LOAD, 0, 0, 200000000 - 607753 },
-		{ VMR_OP_LOAD, 0, 0, 300000000 - 92942205 },
+		{ VMR_OP_STORE, 0, 0, 300000000 - 92942205 },
 	};
 	const struct vmr_task *t = &v.tasks[0];
 	uint32_t pg[6];

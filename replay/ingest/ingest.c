@@ -46,8 +46,9 @@
  *      allows (VMR_F_HUGE, kdemand.c thp_fault), META thp_defrag;
  *  13: the kernel's reclaim stalls out of the gaps (ingest_sink_stall);
  *  14: pte_young observations spread over their poll interval
- *      (kdemand.c's place_young). */
-#define INGEST_REVISION 14
+ *      (kdemand.c's place_young);
+ *  15: a pte_young observation of a dirty PTE is a STORE. */
+#define INGEST_REVISION 15
 
 /* The hash reads the trace through a buffer small enough to stay in the
  * core's cache: read() copies into it and the hash reads it back, twice

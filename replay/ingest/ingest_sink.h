@@ -19,12 +19,13 @@ struct sink;
 int ingest_sink_range(struct sink *s, uint32_t pid, uint32_t tid, uint64_t ts,
 		      enum vmr_page_kind kind, uint64_t space, uint64_t ino,
 		      uint64_t first, uint64_t last, unsigned op);
-/* The same for LOADs of the pages of the range that the streams already
- * hold and that are resident (touched, not freed since): no new pages.
- * Returns the number of pages referenced, -1 on failure. */
+/* The same for accesses (OP: LOAD or STORE) of the pages of the range
+ * that the streams already hold and that are resident (touched, not freed
+ * since): no new pages.  Returns the number of pages referenced, -1 on
+ * failure. */
 int64_t ingest_sink_known(struct sink *s, uint32_t pid, uint32_t tid, uint64_t ts,
 			  enum vmr_page_kind kind, uint64_t space, uint64_t ino,
-			  uint64_t first, uint64_t last);
+			  uint64_t first, uint64_t last, unsigned op);
 /* Whether no page of FIRST..LAST of (KIND, SPACE, INO) was ever in the
  * streams (has no page id): 1 or 0. */
 int ingest_sink_untouched(struct sink *s, enum vmr_page_kind kind, uint64_t space, uint64_t ino,

@@ -518,7 +518,7 @@ static int madvise_part(struct walk *w, struct tinfo *t, const struct mreg *r, u
 		k->n_madv_populated += hi - lo + 1;
 		return ingest_sink_range(w->s, pid, t->tid, ts, VMR_PAGE_ANON, pid, 0, lo, hi, VMR_OP_STORE);
 	}
-	int64_t n = ingest_sink_known(w->s, pid, t->tid, ts, VMR_PAGE_ANON, pid, 0, lo, hi);
+	int64_t n = ingest_sink_known(w->s, pid, t->tid, ts, VMR_PAGE_ANON, pid, 0, lo, hi, VMR_OP_LOAD);
 	if (n < 0)
 		return -1;
 	k->n_madv_populated += (uint64_t)n;
@@ -601,12 +601,18 @@ static int on_young(struct walk *w, const struct kdem *d)
 	uint64_t lo = d->a >> w->shift, hi = (d->a + d->b - 1) >> w->shift;
 	const struct mreg *r = fault_region(w, pid, d->ts, d->a);
 	int64_t n = 0;
+	/* A dirty PTE was written since it was mapped (or cleaned) and the
+	 * folio is dirty when reclaim unmaps it (try_to_unmap_one's
+	 * folio_mark_dirty): do_swap_page maps a read fault's exclusive
+	 * anonymous folio writable and clean, so the write that follows,
+	 * which no fault shows, makes the swap cache's copy stale. */
+	unsigned op = d->c ? VMR_OP_STORE : VMR_OP_LOAD;
 	if (!r || !r->file || r->priv)
-		n = ingest_sink_known(w->s, pid, pid, d->ts, VMR_PAGE_ANON, pid, 0, lo, hi);
+		n = ingest_sink_known(w->s, pid, pid, d->ts, VMR_PAGE_ANON, pid, 0, lo, hi, op);
 	if (n == 0 && r && r->file)
 		n = ingest_sink_known(w->s, pid, pid, d->ts, VMR_PAGE_FILE, r->dev, r->ino,
 				      (d->a - r->start + r->pgoff) >> w->shift,
-				      (d->a + d->b - 1 - r->start + r->pgoff) >> w->shift);
+				      (d->a + d->b - 1 - r->start + r->pgoff) >> w->shift, op);
 	if (n < 0)
 		return -1;
 	k->n_young++;
@@ -634,7 +640,7 @@ static int on_damon_pass(struct walk *w, const struct kdem *d)
 	int64_t n = 0;
 	if (!sn) {                     /* no maps: the region is anonymous memory */
 		n = ingest_sink_known(w->s, pid, tid, d->ts, VMR_PAGE_ANON, pid, 0, start >> w->shift,
-				      (end - 1) >> w->shift);
+				      (end - 1) >> w->shift, VMR_OP_LOAD);
 	} else {
 		/* an empty snapshot has no regions (and k->reg may be NULL) */
 		const struct mreg *r = sn->nr ? k->reg + sn->first : NULL;
@@ -647,15 +653,16 @@ static int on_damon_pass(struct walk *w, const struct kdem *d)
 			if (r[i].file) {
 				m = ingest_sink_known(w->s, pid, tid, d->ts, VMR_PAGE_FILE, r[i].dev, r[i].ino,
 						      (a - r[i].start + r[i].pgoff) >> w->shift,
-						      (b - 1 - r[i].start + r[i].pgoff) >> w->shift);
+						      (b - 1 - r[i].start + r[i].pgoff) >> w->shift, VMR_OP_LOAD);
 				if (m >= 0 && r[i].priv) {     /* written pages became anon */
 					int64_t m2 = ingest_sink_known(w->s, pid, tid, d->ts, VMR_PAGE_ANON, pid, 0,
-								       a >> w->shift, (b - 1) >> w->shift);
+								       a >> w->shift, (b - 1) >> w->shift,
+								       VMR_OP_LOAD);
 					m = m2 < 0 ? -1 : m + m2;
 				}
 			} else {
 				m = ingest_sink_known(w->s, pid, tid, d->ts, VMR_PAGE_ANON, pid, 0,
-						      a >> w->shift, (b - 1) >> w->shift);
+						      a >> w->shift, (b - 1) >> w->shift, VMR_OP_LOAD);
 			}
 			n = m < 0 ? -1 : n + m;
 		}

@@ -99,7 +99,7 @@ static const struct kspec capture_specs[] = {
 	{ "capture_end", KK_CAPTURE_END, { "ftrace_lost", "bridged", "workload_status", "elapsed_ns" } },
 	{ "device_latency", KK_DEVICE_LATENCY,
 	  { "$device", "$disk", "nr_read", "read_ns", "nr_write", "write_ns" } },
-	{ "pte_young", KK_YOUNG, { "kts", "pid", "addr", "len" } },
+	{ "pte_young", KK_YOUNG, { "kts", "pid", "addr", "len", "?dirty" } },
 	{ "pte_young_sampler", KK_YOUNG_SAMPLER,
 	  { "period_ms", "polls", "observed", "lost", "resets", "?regions", "?full", "?poll_ns", "$note" } },
 };
@@ -624,6 +624,7 @@ int kevents_event(struct kevents *k, int kidx, const bt_message *msg, const char
 			d->kind = KK_YOUNG;
 			d->a = v[2];
 			d->b = v[3];
+			d->c = v[4] == 1;       /* written (absent before 2026-12-04: no) */
 			break;
 		}
 		case KK_YOUNG_SAMPLER:

@@ -417,7 +417,7 @@ int ingest_sink_range(struct sink *s, uint32_t pid, uint32_t tid, uint64_t ts,
 
 int64_t ingest_sink_known(struct sink *s, uint32_t pid, uint32_t tid, uint64_t ts,
 			  enum vmr_page_kind kind, uint64_t space, uint64_t ino,
-			  uint64_t first, uint64_t last)
+			  uint64_t first, uint64_t last, unsigned op)
 {
 	if (s->failed || last < first)
 		return s->failed ? -1 : 0;
@@ -428,7 +428,7 @@ int64_t ingest_sink_known(struct sink *s, uint32_t pid, uint32_t tid, uint64_t t
 		return 0;
 	}
 	(void)pid;
-	uint64_t n = sink_add_pages(s, t, ts, kind, space, ino, first, last, VMR_OP_LOAD, 1);
+	uint64_t n = sink_add_pages(s, t, ts, kind, space, ino, first, last, op, 1);
 	return s->failed ? -1 : (int64_t)n;
 }
 
