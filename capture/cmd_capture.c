@@ -1234,7 +1234,7 @@ int cmd_capture(int argc, char **argv)
 	c.swap_dir = "/var/tmp";
 	c.period_ms = 100;
 	/* The re-references of resident pages no fault shows (x86 sets the
-	 * accessed bit itself): with them the 6.18 scoreboard passes 74 of
+	 * accessed bit itself): with them the 6.18 scoreboard passes 77 of
 	 * 90 cells, without 62 (replay/DEVIATIONS.md); they cost a few per
 	 * cent of run time (traces/PERTURBATION.md). */
 	c.young_ms = 100;
