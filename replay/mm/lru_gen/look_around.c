@@ -16,9 +16,11 @@
 #include <string.h>
 #include <sys/mman.h>
 
-/* The look-around's address keys: mapping id << 40 | page index. */
+/* The address order's sort keys: mapping id << 40 | page index. */
 #define ADDR_INDEX_BITS 40
 #define ADDR_INDEX_MASK ((1ull << ADDR_INDEX_BITS) - 1)
+/* The PTEs of one page table: the look-around's range lies in one. */
+#define ADDR_PTRS_PER_TABLE 512u
 
 /* lru_gen_set_refs: a young PTE found on the rmap walk of eviction: the
  * first sighting marks PG_referenced (KEEP), a second promotes (ACTIVATE
@@ -96,9 +98,9 @@ void lru_gen_look_around(struct engine *e, uint32_t pfn, struct scan_control *sc
 	struct mglru *m = mglru_of(e);
 	const struct folio *f = &e->folio[pfn];
 	uint32_t rank = m->addr_rank[pfn];
-	uint64_t mapping = m->addr_key[rank] >> ADDR_INDEX_BITS;
-	uint64_t addr = m->addr_key[rank] & ADDR_INDEX_MASK;
-	uint64_t start = addr & ~511ull, end = (addr | 511ull) + 1;
+	uint32_t key = m->addr_map[rank].key;
+	uint32_t addr = key & (ADDR_PTRS_PER_TABLE - 1);
+	uint32_t start = 0, end = ADDR_PTRS_PER_TABLE;
 	if (end - start > MIN_LRU_BATCH) {
 		if (addr - start < MIN_LRU_BATCH / 2)
 			end = start + MIN_LRU_BATCH;
@@ -114,43 +116,49 @@ void lru_gen_look_around(struct engine *e, uint32_t pfn, struct scan_control *sc
 	 * either way, so a scan of the folio array's cold lines took one
 	 * cache miss after another (a third of mglru's time on a Zipf
 	 * stream).  The ranks' page ids are read in order. */
-	uint32_t lo = addr - start < rank ? rank - (uint32_t)(addr - start) : 0;
-	uint64_t hi = rank + (end - addr) < e->nr_folios ? rank + (end - addr) : e->nr_folios;
+	uint32_t lo = addr - start < rank ? rank - (addr - start) : 0;
+	uint64_t hi = (uint64_t)rank + (end - addr) < e->nr_folios ? rank + (end - addr) : e->nr_folios;
 	for (uint32_t r = lo; r < hi; r++)
-		prefetch_folio(&e->folio[m->addr_order[r]]);
+		prefetch_folio(&e->folio[m->addr_map[r].pfn]);
 	int memcg = f->memcg;
 	int gen = lru_gen_from_seq(mglru_lruvec(e, memcg)->max_seq);
 	int walk = sc->sim.mm_walk;
-	/* The range in keys: the keys rise with the rank, so the neighbours
-	 * are the ranks below PFN's down to the first key under KEY_LO, then
-	 * those above it up to the first key from KEY_HI on (one compare
-	 * each: the same ranks as testing the mapping and both ends of the
-	 * range on each; END is at most 2^40, so KEY_HI is at most the next
-	 * mapping's first key). */
-	uint64_t base = mapping << ADDR_INDEX_BITS;
-	uint64_t key_lo = base + start, key_hi = base + end;
-	for (uint32_t r = rank; r > 0 && m->addr_key[r - 1] >= key_lo; r--)
-		look_around_pte(e, m->addr_order[r - 1], mm, memcg, walk, gen);
-	for (uint32_t r = rank + 1; r < e->nr_folios && m->addr_key[r] < key_hi; r++)
-		look_around_pte(e, m->addr_order[r], mm, memcg, walk, gen);
+	/* The range in keys: [KEY_LO, KEY_LO + LEN) of PFN's page table.
+	 * The neighbours are the ranks below PFN's down to the first key
+	 * outside it, then those above it up to the first key outside it
+	 * (one compare each: a key of another page table, below or above,
+	 * is at least ADDR_PTRS_PER_TABLE - START from KEY_LO, modulo 2^32:
+	 * the tables' numbers within a range of ranks differ by far less
+	 * than 2^23). */
+	uint32_t key_lo = key - addr + start, len = end - start;
+	for (uint32_t r = rank; r > 0 && m->addr_map[r - 1].key - key_lo < len; r--)
+		look_around_pte(e, m->addr_map[r - 1].pfn, mm, memcg, walk, gen);
+	for (uint32_t r = rank + 1; r < e->nr_folios && m->addr_map[r].key - key_lo < len; r++)
+		look_around_pte(e, m->addr_map[r].pfn, mm, memcg, walk, gen);
 }
 
 /* Pages in (mapping, page index) order, a mapping being an anon address
- * space or a file: addr_key[rank] = mapping id << ADDR_INDEX_BITS | index
- * (indices past 2^40 pages wrap: DEVIATIONS.md), addr_order[rank] = page
- * id, addr_rank[page id] = rank.  Mapping ids come from a hash table; the
- * keys are radix sorted, so building costs O(pages), and in the three
- * arrays themselves (no scratch arrays: they were a quarter of mglru's
- * peak memory per page).  The order is the trace's alone: built once per
- * open trace (page_order.h) and shared by its replays.
+ * space or a file (indices past 2^40 pages wrap: DEVIATIONS.md):
+ * addr_map[rank] = { key, page id }, addr_rank[page id] = rank.  The key
+ * is the page's place in its page table (index % ADDR_PTRS_PER_TABLE)
+ * under the table's number (the page tables the trace's pages are in,
+ * numbered in rank order, each (mapping, index / ADDR_PTRS_PER_TABLE)
+ * one, the number wrapping at 2^23): all the look-around compares, and
+ * with the page id in the same 8 bytes a range's scan reads one array,
+ * half the cache lines of 64-bit keys and page ids apart.  Mapping ids
+ * come from a hash table; the (mapping, index) keys are radix sorted, so
+ * building costs O(pages), in the two arrays and one scratch array of
+ * page ids (four more bytes a page only while building, as the 64-bit
+ * keys by rank cost for good before).  The order is the trace's alone:
+ * built once per open trace (page_order.h) and shared by its replays.
  */
 struct addr_order {
-	uint64_t *addr_key;
-	uint32_t *addr_order, *addr_rank;
+	struct lru_gen_addr *addr_map;
+	uint32_t *addr_rank;
 	size_t nr;                      /* pages, each array's length */
 };
 
-/* The three arrays are read at random, once per look-around: on a large
+/* The arrays are read at random, once per look-around: on a large
  * trace each read was a TLB miss as well as a cache miss, so an array of
  * a huge page or more asks for transparent huge pages (a hint), as the
  * folio array does (alloc_node_mem_map). */
@@ -174,8 +182,7 @@ static void addr_array_free(void *p, size_t bytes)
 static void addr_order_free(void *data)
 {
 	struct addr_order *a = data;
-	addr_array_free(a->addr_key, a->nr * sizeof(uint64_t));
-	addr_array_free(a->addr_order, a->nr * sizeof(uint32_t));
+	addr_array_free(a->addr_map, a->nr * sizeof(*a->addr_map));
 	addr_array_free(a->addr_rank, a->nr * sizeof(uint32_t));
 	free(a);
 }
@@ -208,18 +215,20 @@ static struct addr_order *addr_order_build(const struct vmr *v)
 	uint32_t cap = 64, nr_ids = 0;
 	struct mapping *tab = calloc(cap, sizeof(*tab));
 	struct addr_order *m = calloc(1, sizeof(*m));
+	uint32_t *order = NULL;
 	if (!m)
 		goto out;
 	m->nr = n ? n : 1;
-	m->addr_key = addr_array_alloc(m->nr * sizeof(uint64_t));
-	m->addr_order = addr_array_alloc(m->nr * sizeof(uint32_t));
+	m->addr_map = addr_array_alloc(m->nr * sizeof(*m->addr_map));
 	m->addr_rank = addr_array_alloc(m->nr * sizeof(uint32_t));
-	if (!tab || !m->addr_key || !m->addr_order || !m->addr_rank)
+	order = addr_array_alloc(m->nr * sizeof(uint32_t));
+	if (!tab || !m->addr_map || !m->addr_rank || !order)
 		goto out;
-	/* While sorting: addr_key[page id] is its key, addr_rank the scratch
-	 * copy of addr_order. */
-	uint64_t *key = m->addr_key;
+	/* While sorting: addr_map holds the sort key of each page id,
+	 * addr_rank is the scratch copy of ORDER. */
+	uint64_t *key = (uint64_t *)m->addr_map;
 	uint32_t *tmpo = m->addr_rank;
+	_Static_assert(sizeof(*m->addr_map) == sizeof(*key), "addr_map holds the sort keys");
 	for (uint32_t i = 0; i < n; i++) {
 		if (2 * (nr_ids + 1) > cap) {
 			uint32_t ncap = cap * 2;
@@ -246,7 +255,7 @@ static struct addr_order *addr_order_build(const struct vmr *v)
 			tab[k].id = ++nr_ids;       /* ids from 1: 0 marks a free slot */
 		}
 		key[i] = (uint64_t)tab[k].id << ADDR_INDEX_BITS | (pg[i].index & ADDR_INDEX_MASK);
-		m->addr_order[i] = i;
+		order[i] = i;
 	}
 	/* LSD radix sort of the page ids by key, a byte at a time, skipping
 	 * bytes no two keys differ in; stable, so equal keys keep page id
@@ -263,29 +272,38 @@ static struct addr_order *addr_order_build(const struct vmr *v)
 		for (int b = 0; b < 256; b++)
 			count[b + 1] += count[b];
 		for (uint32_t i = 0; i < n; i++) {
-			uint32_t id = m->addr_order[i];
+			uint32_t id = order[i];
 			tmpo[count[(key[id] >> shift) & 0xff]++] = id;
 		}
-		memcpy(m->addr_order, tmpo, (size_t)n * sizeof(*tmpo));
+		memcpy(order, tmpo, (size_t)n * sizeof(*tmpo));
 	}
-	/* Every key at its page's rank: made again from the page (its
-	 * mapping is in the table), in place, as the keys by page id are no
-	 * longer needed.  Moving them along the permutation's cycles instead
-	 * was a chain of dependent cache misses: 60 % of a replay's time on
-	 * an 81-s kernel-build capture (2.3 M pages); these loads are
-	 * independent of each other. */
+	/* Every page's key and id at its rank: the key made again from the
+	 * page (its mapping is in the table), in place, as the keys by page
+	 * id are no longer needed.  Moving them along the permutation's
+	 * cycles instead was a chain of dependent cache misses: 60 % of a
+	 * replay's time on an 81-s kernel-build capture (2.3 M pages); these
+	 * loads are independent of each other.  A page table's number goes
+	 * up by one from rank to rank where the table changes. */
+	uint64_t table = 0, last = 0;
 	for (uint32_t r = 0; r < n; r++) {
 		if (r + 16 < n)
-			__builtin_prefetch(&pg[m->addr_order[r + 16]]);
-		const struct vmr_page *p = &pg[m->addr_order[r]];
-		key[r] = (uint64_t)tab[mapping_slot(tab, cap, p)].id << ADDR_INDEX_BITS |
-			 (p->index & ADDR_INDEX_MASK);
+			__builtin_prefetch(&pg[order[r + 16]]);
+		const struct vmr_page *p = &pg[order[r]];
+		uint64_t k = (uint64_t)tab[mapping_slot(tab, cap, p)].id << ADDR_INDEX_BITS |
+			     (p->index & ADDR_INDEX_MASK);
+		if (r && k / ADDR_PTRS_PER_TABLE != last)
+			table++;
+		last = k / ADDR_PTRS_PER_TABLE;
+		m->addr_map[r].key = (uint32_t)(table * ADDR_PTRS_PER_TABLE + k % ADDR_PTRS_PER_TABLE);
+		m->addr_map[r].pfn = order[r];
 	}
 	for (uint32_t r = 0; r < n; r++)
-		m->addr_rank[m->addr_order[r]] = r;
+		m->addr_rank[order[r]] = r;
+	addr_array_free(order, m->nr * sizeof(uint32_t));
 	free(tab);
 	return m;
 out:
+	addr_array_free(order, m ? m->nr * sizeof(uint32_t) : 0);
 	free(tab);
 	if (m)
 		addr_order_free(m);
@@ -303,8 +321,7 @@ int mglru_build_addr_order(struct engine *e, struct mglru *m)
 		d->free[DERIVED_MGLRU_ADDR] = addr_order_free;
 	}
 	const struct addr_order *a = d->data[DERIVED_MGLRU_ADDR];
-	m->addr_key = a->addr_key;
-	m->addr_order = a->addr_order;
+	m->addr_map = a->addr_map;
 	m->addr_rank = a->addr_rank;
 	return 0;
 }

@@ -67,6 +67,13 @@ struct lru_gen_folio {
 	uint32_t type_credit;
 };
 
+/* One rank of the look-around's address order (look_around.c): the
+ * page's place in its page table under the table's number, and the page. */
+struct lru_gen_addr {
+	uint32_t key;
+	uint32_t pfn;
+};
+
 struct mglru {
 	struct lru_gen_folio **lrugen;     /* by memcg index */
 	int nr_lrugen;
@@ -76,8 +83,8 @@ struct mglru {
 	int64_t memcg_lru_head, memcg_lru_tail;
 	/* look-around: folios in (address space, page index) order (the
 	 * trace's, shared by its replays: look_around.c) */
-	const uint64_t *addr_key;
-	const uint32_t *addr_order, *addr_rank;
+	const struct lru_gen_addr *addr_map;
+	const uint32_t *addr_rank;
 };
 
 static inline struct mglru *mglru_of(struct engine *e)
@@ -200,7 +207,7 @@ void lru_gen_age_node(struct engine *e, struct scan_control *sc);
  * (folio_referenced). */
 void lru_gen_look_around(struct engine *e, uint32_t pfn, struct scan_control *sc, uint32_t mm);
 /* The look-around of a folio shrink_folio_list will find young reads
- * its rank, then the keys and page ids around the rank: three cache
+ * its rank, then the keys and page ids around the rank: two cache
  * misses, one after the other, before its scan can start (the folio's
  * own line is in cache from isolation).  shrink_folio_list calls this at
  * its I-th folio of NR in LIST: the rank of the fourth folio ahead is
@@ -224,11 +231,9 @@ lru_gen_look_around_prefetch(struct engine *e, const uint32_t *list, uint32_t i,
 		uint32_t rank = m->addr_rank[pfn];
 		uint32_t lo = rank > MIN_LRU_BATCH / 2 ? rank - MIN_LRU_BATCH / 2 : 0;
 		uint32_t hi = rank + MIN_LRU_BATCH / 2 < e->nr_folios ? rank + MIN_LRU_BATCH / 2 : e->nr_folios - 1;
-		__builtin_prefetch(&m->addr_key[lo]);
-		__builtin_prefetch(&m->addr_key[rank]);
-		__builtin_prefetch(&m->addr_key[hi]);
-		__builtin_prefetch(&m->addr_order[lo]);
-		__builtin_prefetch(&m->addr_order[hi]);
+		__builtin_prefetch(&m->addr_map[lo]);
+		__builtin_prefetch(&m->addr_map[rank]);
+		__builtin_prefetch(&m->addr_map[hi]);
 	}
 }
 
