@@ -231,8 +231,10 @@ lru_gen_look_around_prefetch(struct engine *e, const uint32_t *list, uint32_t i,
 		uint32_t rank = m->addr_rank[pfn];
 		uint32_t lo = rank > MIN_LRU_BATCH / 2 ? rank - MIN_LRU_BATCH / 2 : 0;
 		uint32_t hi = rank + MIN_LRU_BATCH / 2 < e->nr_folios ? rank + MIN_LRU_BATCH / 2 : e->nr_folios - 1;
-		__builtin_prefetch(&m->addr_map[lo]);
-		__builtin_prefetch(&m->addr_map[rank]);
+		/* every line of the ranks around: the two ends and the
+		 * middle alone left the scan waiting on the others */
+		for (const char *p = (const char *)&m->addr_map[lo]; p < (const char *)&m->addr_map[hi]; p += 64)
+			__builtin_prefetch(p);
 		__builtin_prefetch(&m->addr_map[hi]);
 	}
 }
