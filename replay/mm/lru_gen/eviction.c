@@ -120,8 +120,10 @@ static __attribute__((flatten)) int scan_folios(struct engine *e, uint64_t nr_to
 		scanned++;
 		if (sort_folio(e, memcg, lrugen, pfn, sc, tier))
 			res->sorted++;
-		else if (isolate_folio(e, pfn, sc))
+		else if (isolate_folio(e, pfn, sc)) {
 			list[res->isolated++] = pfn;
+			lru_gen_look_around_prefetch_rank(e, pfn);
+		}
 		else {
 			gen_list_del(e, lrugen, pfn);
 			moved[res->skipped++] = pfn;
