@@ -210,15 +210,16 @@ void lru_gen_look_around(struct engine *e, uint32_t pfn, struct scan_control *sc
  * its rank, then the keys and page ids around the rank: two cache
  * misses, one after the other, before its scan can start (the folio's
  * own line is in cache from isolation).  shrink_folio_list calls this at
- * its I-th folio of NR in LIST: the rank of the fourth folio ahead is
- * prefetched, and what the second ahead's rank points to, so that both
- * arrive while the folios before them are decided.  Not a kernel
+ * its I-th folio of NR in LIST: the rank of the eighth folio ahead is
+ * prefetched, and what the fourth ahead's rank points to, so that both
+ * arrive while the folios before them are decided (with the second ahead
+ * the scan of a look-around still waited on its ranks' lines).  Not a kernel
  * mechanism: the kernel's look-around reads one page table. */
-#define LOOK_AROUND_PREFETCH 4
+#define LOOK_AROUND_PREFETCH 8
 /* The rank of a folio isolated for shrink_folio_list, prefetched as it is
- * isolated when it will be looked around (a young PTE): at
- * shrink_folio_list's fourth folio ahead it still came too late, its
- * load a fifth of that loop's time on the bench's Zipf stream. */
+ * isolated when it will be looked around (a young PTE): prefetched only
+ * at shrink_folio_list's fourth folio ahead, it came too late, its load
+ * a fifth of that loop's time on the bench's Zipf stream. */
 static inline __attribute__((always_inline)) void lru_gen_look_around_prefetch_rank(struct engine *e,
 										     uint32_t pfn)
 {
