@@ -213,8 +213,12 @@ void lru_gen_look_around(struct engine *e, uint32_t pfn, struct scan_control *sc
  * its I-th folio of NR in LIST: the rank of the eighth folio ahead is
  * prefetched, and what the fourth ahead's rank points to, so that both
  * arrive while the folios before them are decided (with the second ahead
- * the scan of a look-around still waited on its ranks' lines).  Not a kernel
- * mechanism: the kernel's look-around reads one page table. */
+ * the scan of a look-around still waited on its ranks' lines); then the
+ * second ahead's neighbours' folios, from those lines, as they have
+ * arrived (prefetched by the look-around itself just before its scan,
+ * they were most of its time).  The look-around still prefetches its own
+ * exact range: without that it was slower.  Not a kernel mechanism: the
+ * kernel's look-around reads one page table. */
 #define LOOK_AROUND_PREFETCH 8
 /* The rank of a folio isolated for shrink_folio_list, prefetched as it is
  * isolated when it will be looked around (a young PTE): prefetched only
@@ -234,6 +238,17 @@ lru_gen_look_around_prefetch(struct engine *e, const uint32_t *list, uint32_t i,
 		uint32_t pfn = list[i + LOOK_AROUND_PREFETCH];
 		if ((e->folio[pfn].flags & (PG_mapped | PG_young)) == (PG_mapped | PG_young))
 			__builtin_prefetch(&m->addr_rank[pfn]);
+	}
+	/* the folios of the second ahead's ranks */
+	if (i + LOOK_AROUND_PREFETCH / 4 < nr) {
+		uint32_t pfn = list[i + LOOK_AROUND_PREFETCH / 4];
+		if ((e->folio[pfn].flags & (PG_mapped | PG_young)) == (PG_mapped | PG_young)) {
+			uint32_t rank = m->addr_rank[pfn];
+			uint32_t lo = rank > MIN_LRU_BATCH / 2 ? rank - MIN_LRU_BATCH / 2 : 0;
+			uint32_t hi = rank + MIN_LRU_BATCH / 2 < e->nr_folios ? rank + MIN_LRU_BATCH / 2 : e->nr_folios;
+			for (uint32_t r = lo; r < hi; r++)
+				prefetch_folio(&e->folio[m->addr_map[r].pfn]);
+		}
 	}
 	if (i + LOOK_AROUND_PREFETCH / 2 < nr) {
 		uint32_t pfn = list[i + LOOK_AROUND_PREFETCH / 2];
