@@ -1,5 +1,6 @@
 /* damon.c — the DAMON expansion rule (see damon.h). */
 #include "damon.h"
+#include "mix.h"
 
 unsigned damon_checks(const struct damon_attrs *a)
 {
@@ -40,10 +41,7 @@ uint64_t damon_phase(uint64_t start, uint64_t ts)
 	 * time: a fixed function of the trace, so every ingest picks the same
 	 * pages, and unrelated from region to region and pass to pass, as
 	 * damon_rand's sampling addresses are */
-	uint64_t z = start * 0x9e3779b97f4a7c15ull ^ ts;
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
+	return splitmix64_mix(start * 0x9e3779b97f4a7c15ull ^ ts);
 }
 
 uint64_t damon_window(const struct damon_attrs *a, uint64_t start, uint64_t span, unsigned nr_accesses,

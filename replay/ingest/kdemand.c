@@ -19,6 +19,7 @@
  */
 #include "kevents_priv.h"
 #include "ingest_sink.h"
+#include "mix.h"
 
 #include <gsl/gsl_statistics_double.h>
 #include <stdio.h>
@@ -60,9 +61,9 @@ static int cmp_dem(const void *a, const void *b)
  * hash of its page and poll, uniform over the period (polls are at least
  * a period apart: the agent starts one a period after the last one
  * started), so the accesses one poll saw spread over the interval they
- * came in, deterministically.  A page is reported only when it was mapped to
- * the same frame at both polls (capture/EVENTS.md), so the access never
- * moves before the fault that mapped it. */
+ * came in, deterministically.  A page is reported only when it was
+ * mapped to the same frame at both polls (capture/EVENTS.md), so the
+ * access never moves before the fault that mapped it. */
 static void place_young(struct kevents *k)
 {
 	uint64_t period = k->cap.young_period_ms * 1000000ull;
@@ -72,14 +73,8 @@ static void place_young(struct kevents *k)
 		struct kdem *d = &k->dem[i];
 		if (d->kind != KK_YOUNG)
 			continue;
-		/* splitmix64's finalizer of the page and the poll */
-		uint64_t h = (d->a * 0x9E3779B97F4A7C15ull) ^ (d->ts * 0xC2B2AE3D27D4EB4Full) ^ d->pid;
-		h ^= h >> 30;
-		h *= 0xBF58476D1CE4E5B9ull;
-		h ^= h >> 27;
-		h *= 0x94D049BB133111EBull;
-		h ^= h >> 31;
-		uint64_t back = h % period;
+		uint64_t back = splitmix64_mix((d->a * 0x9E3779B97F4A7C15ull) ^
+					       (d->ts * 0xC2B2AE3D27D4EB4Full) ^ d->pid) % period;
 		d->ts = d->ts > back ? d->ts - back : 0;
 	}
 }
@@ -585,10 +580,11 @@ static int on_madvise_exit(struct walk *w, struct tinfo *t, int64_t ret)
 
 /* A pte_young observation: pages D->a .. +D->b of process D->pid were
  * accessed between the sampler's previous poll and this one without a
- * fault: a LOAD of those the trace already has resident, resolved as a
- * fault at that address would be (fault_region), at D->ts, a point of
- * that interval (place_young).  A PTE of a MAP_PRIVATE file mapping maps the page cache
- * or an anonymous copy: the copy where the trace has one.  Pages the
+ * fault: a LOAD (a STORE when the PTE was dirty, D->c) of those the trace
+ * already has resident, resolved as a fault at that address would be
+ * (fault_region), at D->ts, a point of that interval (place_young).  A
+ * PTE of a MAP_PRIVATE file mapping maps the page cache or an anonymous
+ * copy: the copy where the trace has one.  Pages the
  * trace never had (mapped by fault-around or fork, never faulted) are
  * counted, not invented. */
 static int on_young(struct walk *w, const struct kdem *d)

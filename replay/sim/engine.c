@@ -9,6 +9,7 @@
  * folio, a swap-in that reads ahead), the task continues in a coroutine.
  */
 #include "engine.h"
+#include "mix.h"
 #include "mm/internal.h"
 #include "mm/mm_inline.h"
 #include "mm/lru_gen/lru_gen.h"
@@ -21,10 +22,7 @@
 uint64_t engine_rand(struct engine *e, uint64_t n)
 {
 	/* splitmix64: small, fast, and the same on every machine. */
-	uint64_t z = (e->rng += 0x9E3779B97F4A7C15ull);
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-	z ^= z >> 31;
+	uint64_t z = splitmix64_mix(e->rng += 0x9E3779B97F4A7C15ull);
 	return n ? z % n : z;
 }
 

@@ -220,48 +220,54 @@ void lru_gen_look_around(struct engine *e, uint32_t pfn, struct scan_control *sc
  * exact range: without that it was slower.  Not a kernel mechanism: the
  * kernel's look-around reads one page table. */
 #define LOOK_AROUND_PREFETCH 8
+/* Whether shrink_folio_list will look around folio F: mapped with a
+ * young PTE (folio_referenced finds it and calls lru_gen_look_around). */
+static inline int lru_gen_looks_around(const struct folio *f)
+{
+	return (f->flags & (PG_mapped | PG_young)) == (PG_mapped | PG_young);
+}
+/* The ranks a look-around from RANK can reach: [*LO, *HI). */
+static inline void lru_gen_look_around_ranks(const struct engine *e, uint32_t rank, uint32_t *lo, uint32_t *hi)
+{
+	*lo = rank > MIN_LRU_BATCH / 2 ? rank - MIN_LRU_BATCH / 2 : 0;
+	*hi = rank + MIN_LRU_BATCH / 2 < e->nr_folios ? rank + MIN_LRU_BATCH / 2 : (uint32_t)e->nr_folios;
+}
 /* The rank of a folio isolated for shrink_folio_list, prefetched as it is
- * isolated when it will be looked around (a young PTE): prefetched only
- * at shrink_folio_list's fourth folio ahead, it came too late, its load
- * a fifth of that loop's time on the bench's Zipf stream. */
+ * isolated when it will be looked around: prefetched only at
+ * shrink_folio_list's LOOK_AROUND_PREFETCH-th folio ahead, it came too
+ * late, its load a fifth of that loop's time on the bench's Zipf stream. */
 static inline __attribute__((always_inline)) void lru_gen_look_around_prefetch_rank(struct engine *e,
 										     uint32_t pfn)
 {
-	if ((e->folio[pfn].flags & (PG_mapped | PG_young)) == (PG_mapped | PG_young))
+	if (lru_gen_looks_around(&e->folio[pfn]))
 		__builtin_prefetch(&mglru_of(e)->addr_rank[pfn]);
 }
 static inline __attribute__((always_inline)) void
 lru_gen_look_around_prefetch(struct engine *e, const uint32_t *list, uint32_t i, uint32_t nr)
 {
 	const struct mglru *m = mglru_of(e);
-	if (i + LOOK_AROUND_PREFETCH < nr) {
-		uint32_t pfn = list[i + LOOK_AROUND_PREFETCH];
-		if ((e->folio[pfn].flags & (PG_mapped | PG_young)) == (PG_mapped | PG_young))
-			__builtin_prefetch(&m->addr_rank[pfn]);
-	}
+	uint32_t lo, hi;
+	if (i + LOOK_AROUND_PREFETCH < nr)
+		lru_gen_look_around_prefetch_rank(e, list[i + LOOK_AROUND_PREFETCH]);
 	/* the folios of the second ahead's ranks */
 	if (i + LOOK_AROUND_PREFETCH / 4 < nr) {
 		uint32_t pfn = list[i + LOOK_AROUND_PREFETCH / 4];
-		if ((e->folio[pfn].flags & (PG_mapped | PG_young)) == (PG_mapped | PG_young)) {
-			uint32_t rank = m->addr_rank[pfn];
-			uint32_t lo = rank > MIN_LRU_BATCH / 2 ? rank - MIN_LRU_BATCH / 2 : 0;
-			uint32_t hi = rank + MIN_LRU_BATCH / 2 < e->nr_folios ? rank + MIN_LRU_BATCH / 2 : e->nr_folios;
+		if (lru_gen_looks_around(&e->folio[pfn])) {
+			lru_gen_look_around_ranks(e, m->addr_rank[pfn], &lo, &hi);
 			for (uint32_t r = lo; r < hi; r++)
 				prefetch_folio(&e->folio[m->addr_map[r].pfn]);
 		}
 	}
+	/* every line of the fourth ahead's ranks: the two ends and the
+	 * middle alone left the scan waiting on the others */
 	if (i + LOOK_AROUND_PREFETCH / 2 < nr) {
 		uint32_t pfn = list[i + LOOK_AROUND_PREFETCH / 2];
-		if ((e->folio[pfn].flags & (PG_mapped | PG_young)) != (PG_mapped | PG_young))
+		if (!lru_gen_looks_around(&e->folio[pfn]))
 			return;
-		uint32_t rank = m->addr_rank[pfn];
-		uint32_t lo = rank > MIN_LRU_BATCH / 2 ? rank - MIN_LRU_BATCH / 2 : 0;
-		uint32_t hi = rank + MIN_LRU_BATCH / 2 < e->nr_folios ? rank + MIN_LRU_BATCH / 2 : e->nr_folios - 1;
-		/* every line of the ranks around: the two ends and the
-		 * middle alone left the scan waiting on the others */
+		lru_gen_look_around_ranks(e, m->addr_rank[pfn], &lo, &hi);
 		for (const char *p = (const char *)&m->addr_map[lo]; p < (const char *)&m->addr_map[hi]; p += 64)
 			__builtin_prefetch(p);
-		__builtin_prefetch(&m->addr_map[hi]);
+		__builtin_prefetch(&m->addr_map[hi - 1]);
 	}
 }
 
